@@ -1,0 +1,47 @@
+"""lowering: symgrad graphs become vectorized kernels on NumPy or CuPy.
+
+>>> import lowering
+>>> lowering.available_backends()[0]
+'numpy'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lowering.backends import BACKENDS
+from lowering.kernel import Kernel
+from symgrad.core.graph import Node, Var, free_vars
+from symgrad.errors import SymgradError
+
+
+class BackendError(SymgradError, ValueError):
+    """An unknown or uninstalled backend was asked for."""
+
+
+def backends() -> list[str]:
+    """Every backend symgrad knows, installed or not."""
+    return list(BACKENDS)
+
+
+def available_backends() -> list[str]:
+    """The backends that can run on this machine now."""
+    return [name for name, b in BACKENDS.items() if b.available()]
+
+
+def compile(outputs: Sequence[Node], args: Sequence[Var] | None = None, backend: str = "numpy") -> Kernel:
+    """One kernel computing all ``outputs`` from ``args`` (default: their free variables)."""
+    if backend not in BACKENDS:
+        raise BackendError(f"unknown backend {backend!r}; known backends: {', '.join(BACKENDS)}")
+    chosen = BACKENDS[backend]
+    if not chosen.available():
+        raise BackendError(
+            f"backend {backend!r} is not installed here; available: "
+            f"{', '.join(available_backends())}. Install it with: {chosen.install_hint}"
+        )
+    outputs = list(outputs)
+    args = free_vars(outputs) if args is None else list(args)
+    return Kernel(outputs, args, chosen)
+
+
+__all__ = ["Kernel", "BackendError", "backends", "available_backends", "compile"]

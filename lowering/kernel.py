@@ -1,0 +1,93 @@
+"""Compiled kernels: callables with readable source, cached by source text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from lowering.backends import Backend
+from lowering.printer import Program, print_program
+from symgrad.core.graph import Node, Var
+from symgrad.errors import OpError
+
+_compiled: dict[tuple[str, str], object] = {}
+
+
+def _function(program: Program, backend: Backend):
+    key = (backend.name, program.source)
+    fn = _compiled.get(key)
+    if fn is None:
+        namespace = backend.namespace()
+        exec(compile(program.source, f"<symgrad kernel {len(_compiled)}>", "exec"), namespace)
+        fn = _compiled[key] = namespace["kernel"]
+    return fn
+
+
+class Kernel:
+    """Evaluates several outputs of one graph together over arrays of points.
+
+    Arguments describe one point; arrays with extra leading axes are evaluated for
+    every point at once, broadcasting those batch axes.
+    """
+
+    def __init__(self, outputs: Sequence[Node], args: Sequence[Var], backend: Backend):
+        self.backend = backend.name
+        self._backend = backend
+        self._args = list(args)
+        self._outputs = list(outputs)
+        self._program = print_program(outputs, args, backend.template_key)
+        self._fn = _function(self._program, backend)
+
+    @property
+    def source(self) -> str:
+        """The generated Python source of the kernel."""
+        return self._program.source
+
+    @property
+    def arg_names(self) -> list[str]:
+        return list(self._program.arg_names)
+
+    @property
+    def op_count(self) -> int:
+        """Array operations per call (after sharing common subexpressions)."""
+        return self._program.op_count
+
+    def __call__(self, *arrays):
+        if len(arrays) != len(self._args):
+            raise TypeError(
+                f"kernel takes {len(self._args)} arrays ({', '.join(self.arg_names)}), got {len(arrays)}"
+            )
+        values = [self._backend.asarray(a) for a in arrays]
+        batch = self._batch_shape(values)
+        out = self._fn(*values, self._program.consts)
+        dtype = self._float_dtype(values)
+        return tuple(self._finish(v, node, batch, dtype) for v, node in zip(out, self._outputs))
+
+    def _batch_shape(self, values) -> tuple[int, ...]:
+        leading = []
+        for var, name, value in zip(self._args, self.arg_names, values):
+            rank = var.ndim
+            if value.ndim < rank or tuple(value.shape[value.ndim - rank :]) != var.shape:
+                raise OpError(
+                    f"kernel argument {name!r} must have shape {var.shape} "
+                    f"(optionally with leading batch axes), got {tuple(value.shape)}"
+                )
+            leading.append(tuple(value.shape[: value.ndim - rank]))
+        try:
+            return tuple(np.broadcast_shapes(*leading)) if leading else ()
+        except ValueError:
+            raise OpError(f"kernel arguments have batch shapes {leading} that do not broadcast") from None
+
+    @staticmethod
+    def _float_dtype(values):
+        floats = [v.dtype for v in values if v.dtype.kind == "f"]
+        return np.result_type(*floats) if floats else np.dtype(np.float64)
+
+    def _finish(self, value, node: Node, batch, dtype):
+        xp = self._backend.xp()
+        value = xp.asarray(value, dtype=dtype if node.dtype is None else None)
+        full = batch + node.shape
+        if tuple(value.shape) != full:
+            value = xp.broadcast_to(value, full)
+        return xp.ascontiguousarray(value)

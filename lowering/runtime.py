@@ -1,0 +1,78 @@
+"""Array helpers that generated kernels call for structural ops.
+
+Every helper takes the symbolic (per-point) rank of its operands and works on the
+trailing axes, so arrays may carry any number of leading batch axes. One class
+serves every array library with a NumPy-like namespace (NumPy, CuPy).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+
+def _index(index: tuple) -> tuple:
+    return (Ellipsis,) + tuple(slice(*i) if isinstance(i, tuple) else i for i in index)
+
+
+class ArrayRuntime:
+    """Structural helpers over the array namespace ``xp``."""
+
+    def __init__(self, xp: ModuleType):
+        self.xp = xp
+
+    def lift(self, a, rank_from: int, rank_to: int):
+        """Insert size-1 axes so a rank ``rank_from`` value broadcasts at rank ``rank_to``."""
+        a = self.xp.asarray(a)
+        cut = a.ndim - rank_from
+        return a.reshape(a.shape[:cut] + (1,) * (rank_to - rank_from) + a.shape[cut:])
+
+    def broadcast_to(self, a, rank: int, shape: tuple):
+        a = self.lift(a, rank, len(shape))
+        return self.xp.broadcast_to(a, a.shape[: a.ndim - len(shape)] + shape)
+
+    def reduce_sum(self, a, rank: int, axes: tuple, keepdims: bool):
+        lead = a.ndim - rank
+        return self.xp.sum(a, axis=tuple(lead + ax for ax in axes), keepdims=keepdims)
+
+    def reshape(self, a, rank: int, shape: tuple):
+        a = self.xp.asarray(a)
+        return a.reshape(a.shape[: a.ndim - rank] + shape)
+
+    def transpose(self, a, perm: tuple):
+        lead = a.ndim - len(perm)
+        return self.xp.transpose(a, tuple(range(lead)) + tuple(lead + p for p in perm))
+
+    def getitem(self, a, index: tuple):
+        return a[_index(index)]
+
+    def scatter(self, a, rank: int, index: tuple, shape: tuple):
+        a = self.xp.asarray(a)
+        out = self.xp.zeros(a.shape[: a.ndim - rank] + shape, dtype=a.dtype)
+        out[_index(index)] = a
+        return out
+
+    def stack(self, arrays: list, axis: int, rank: int):
+        arrays = self.xp.broadcast_arrays(*(self.xp.asarray(a) for a in arrays))
+        return self.xp.stack(arrays, axis=axis - rank)
+
+    def matmul(self, a, b, rank_a: int, rank_b: int, transpose_a: bool, transpose_b: bool):
+        xp = self.xp
+        if transpose_a and rank_a == 2:
+            a = xp.swapaxes(a, -1, -2)
+        if transpose_b and rank_b == 2:
+            b = xp.swapaxes(b, -1, -2)
+        if rank_a == 2 and rank_b == 2:
+            return xp.matmul(a, b)
+        if rank_a == 1 and rank_b == 2:
+            # Rows of a batched vector times one matrix is a single matrix product.
+            return xp.matmul(a, b) if b.ndim == 2 else xp.matmul(a[..., None, :], b)[..., 0, :]
+        if rank_a == 2 and rank_b == 1:
+            return xp.matmul(b, xp.swapaxes(a, -1, -2)) if a.ndim == 2 else xp.matmul(a, b[..., None])[..., 0]
+        return xp.sum(a * b, axis=-1)
+
+    def sigmoid(self, x):
+        """1 / (1 + exp(-x)) without overflow warnings for large |x|."""
+        return self.xp.exp(-self.xp.logaddexp(0, -x))
+
+    def scalar(self, value, dtype: str):
+        return self.xp.asarray(value, dtype=dtype)

@@ -1,0 +1,35 @@
+"""symgrad: MindSpore-style networks with closed-form derivatives.
+
+Write a ``nn.Cell`` as in MindSpore; ``ops.GradOperation``, ``ops.grad``, ``jvp``,
+``vjp`` and friends return Tensors whose ``.expr`` is the SymPy formula of the
+derivative and whose numbers come from a compiled kernel (see ``lowering``).
+"""
+
+from symgrad import context, dtype, nn, ops
+from symgrad.closed_form import closed_form
+from symgrad.context import get_context, set_context
+from symgrad.errors import GradError, OpError, SymgradError, UnboundError
+from symgrad.parameter import Parameter, ParameterTuple
+from symgrad.symbolic import kernel, placeholder
+from symgrad.tensor import Tensor
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "GradError",
+    "OpError",
+    "Parameter",
+    "ParameterTuple",
+    "SymgradError",
+    "Tensor",
+    "UnboundError",
+    "closed_form",
+    "context",
+    "dtype",
+    "get_context",
+    "kernel",
+    "nn",
+    "ops",
+    "placeholder",
+    "set_context",
+]

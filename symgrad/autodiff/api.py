@@ -1,0 +1,252 @@
+"""The public differentiation API, MindSpore's signatures over one engine.
+
+``GradOperation``, ``grad``, ``value_and_grad``, ``jvp``, ``vjp``, ``jacfwd``,
+``jacrev`` and ``hessian`` only sort arguments and results; the work is in
+:mod:`symgrad.autodiff.core`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from symgrad.autodiff.core import forward, reverse
+from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
+from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, trace_inputs
+from symgrad.core.families.structural import reshape, stack, zeros_like
+from symgrad.core.graph import const
+from symgrad.errors import GradError
+from symgrad.parameter import Parameter
+from symgrad.tensor import Tensor
+
+
+def _weights_list(weights, who: str) -> tuple[list[Parameter], bool]:
+    """Parameters to differentiate, and whether the caller gave a single one."""
+    if isinstance(weights, Parameter):
+        return [weights], True
+    items = list(weights)
+    for w in items:
+        if not isinstance(w, Parameter):
+            raise GradError(f"{who}: weights must be Parameters, got {type(w).__name__}")
+    return items, False
+
+
+class GradOperation:
+    """MindSpore's ``GradOperation(get_all, get_by_list, sens_param)``.
+
+    ``GradOperation(...)(net[, weights])`` returns a function of the network's
+    inputs (plus the sens value when ``sens_param=True``) that returns:
+    the first input's gradient; all inputs' gradients as a tuple (``get_all``);
+    the weights' gradients as a tuple (``get_by_list``); or
+    ``(inputs_grads, weights_grads)`` with both flags.
+    """
+
+    def __init__(self, get_all: bool = False, get_by_list: bool = False, sens_param: bool = False):
+        self.get_all = get_all
+        self.get_by_list = get_by_list
+        self.sens_param = sens_param
+
+    def __call__(self, fn: Callable, weights=None) -> Callable:
+        if self.get_by_list and weights is None:
+            raise GradError(
+                "GradOperation(get_by_list=True) needs the weights: call grad_op(net, weights) "
+                "with a ParameterTuple such as ParameterTuple(net.trainable_params())"
+            )
+        params, _ = _weights_list(weights, "GradOperation") if self.get_by_list else ([], False)
+
+        def gradient_function(*args):
+            sens = None
+            if self.sens_param:
+                if not args:
+                    raise GradError(
+                        "GradOperation(sens_param=True): the last argument must be the sens value"
+                    )
+                args, sens = args[:-1], args[-1]
+            if not args:
+                raise GradError("GradOperation: the network was called with no inputs")
+            positions = range(len(args)) if self.get_all else [0]
+            positions = [p for p in positions if isinstance(args[p], Tensor)] if self.get_all else positions
+            _, _, gin, gw = reverse(fn, args, positions, params, sens, who="GradOperation")
+            if self.get_all and self.get_by_list:
+                return tuple(gin), tuple(gw)
+            if self.get_by_list:
+                return tuple(gw)
+            return tuple(gin) if self.get_all else gin[0]
+
+        return gradient_function
+
+
+def _positions(grad_position, who: str) -> tuple[list[int], bool]:
+    if isinstance(grad_position, int):
+        return [grad_position], True
+    if isinstance(grad_position, tuple | list) and all(isinstance(p, int) for p in grad_position):
+        if not grad_position:
+            raise GradError(f"{who}: grad_position is an empty tuple")
+        return list(grad_position), False
+    raise GradError(f"{who}: grad_position must be an int or a tuple of ints, got {grad_position!r}")
+
+
+def _grad_impl(fn, grad_position, weights, has_aux, sens_param, return_ids, with_value: bool):
+    who = "value_and_grad" if with_value else "grad"
+    if grad_position is None and weights is None:
+        raise GradError(f"{who}: grad_position and weights cannot both be None")
+    positions, single_pos = _positions(grad_position, who) if grad_position is not None else ([], False)
+    params, single_w = _weights_list(weights, who) if weights is not None else ([], False)
+
+    def grad_fn(*args):
+        sens = None
+        if sens_param:
+            args, sens = args[:-1], args[-1]
+        outs, is_tuple, gin, gw = reverse(fn, args, positions, params, sens, has_aux, who)
+        if return_ids:
+            gin = [(p, g) for p, g in zip(positions, gin)]
+            gw = [(w.name, g) for w, g in zip(params, gw)]
+        g_pos = gin[0] if single_pos else tuple(gin)
+        g_w = gw[0] if single_w else tuple(gw)
+        if grad_position is None:
+            grads = g_w
+        elif weights is None:
+            grads = g_pos
+        else:
+            grads = (g_pos, g_w)
+        value = tuple(outs) if is_tuple else outs[0]
+        if has_aux:
+            aux = tuple(outs[1:])
+            return ((outs[0], aux), grads) if with_value else (grads, aux)
+        return (value, grads) if with_value else grads
+
+    return grad_fn
+
+
+def grad(
+    fn: Callable,
+    grad_position=0,
+    weights=None,
+    has_aux: bool = False,
+    sens_param: bool = False,
+    return_ids: bool = False,
+) -> Callable:
+    """Gradient of ``fn`` w.r.t. inputs ``grad_position`` and/or ``weights``.
+
+    An int ``grad_position`` gives a Tensor, a tuple gives a tuple; with ``weights``
+    the result is ``(inputs_grads, weights_grads)``. With ``sens_param=True`` the
+    last argument weights the outputs (a tuple for a tuple of outputs). With
+    ``has_aux=True`` only the first output is differentiated and the rest are
+    returned as ``(grads, aux)``.
+    """
+    return _grad_impl(fn, grad_position, weights, has_aux, sens_param, return_ids, False)
+
+
+def value_and_grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False) -> Callable:
+    """Like :func:`grad`, returning ``(value, grads)``."""
+    return _grad_impl(fn, grad_position, weights, has_aux, False, False, True)
+
+
+def _as_tuple(x) -> tuple:
+    return tuple(x) if isinstance(x, tuple | list) else (x,)
+
+
+def jvp(fn: Callable, inputs, v, has_aux: bool = False):
+    """Forward mode: ``(fn(*inputs), J @ v)``; ``inputs`` and ``v`` are a Tensor or tuples."""
+    ins, vs = _as_tuple(inputs), _as_tuple(v)
+    outs, tangents, is_tuple = forward(fn, ins, vs)
+    if has_aux:
+        return outs[0], tangents[0], tuple(outs[1:])
+    pack = (lambda xs: tuple(xs)) if is_tuple else (lambda xs: xs[0])
+    return pack(outs), pack(tangents)
+
+
+def vjp(fn: Callable, *args, has_aux: bool = False):
+    """Reverse mode.
+
+    The guide's form ``vjp(fn, (x, y), v)`` returns ``(outputs, (dx, dy))``.
+    MindSpore 2's form ``vjp(fn, x, y)`` returns ``(outputs, vjp_fn)``, where
+    ``vjp_fn(v)`` gives the tuple of input cotangents.
+    """
+    if len(args) == 2 and isinstance(args[0], tuple | list):
+        inputs, v = tuple(args[0]), args[1]
+        outs, is_tuple, gin, _ = reverse(fn, inputs, range(len(inputs)), [], v, has_aux, "vjp")
+        return (tuple(outs) if is_tuple else outs[0]), tuple(gin)
+    inputs = args
+    outs, is_tuple, _, _ = reverse(fn, inputs, [], [], None, has_aux, "vjp")
+
+    def vjp_fn(v):
+        _, _, gin, _ = reverse(fn, inputs, range(len(inputs)), [], v, has_aux, "vjp")
+        return tuple(gin)
+
+    if has_aux:
+        return outs[0], vjp_fn, tuple(outs[1:])
+    return (tuple(outs) if is_tuple else outs[0]), vjp_fn
+
+
+def _one_hot(shape, index, dtype):
+    arr = np.zeros(shape, dtype=dtype)
+    arr[index] = 1
+    return const(arr)
+
+
+def _jacobian(fn: Callable, grad_position, has_aux: bool, mode: str) -> Callable:
+    who = "jacfwd" if mode == "fwd" else "jacrev"
+    positions, single = _positions(grad_position, who)
+
+    def jac_fn(*args):
+        trace = Trace()
+        leaves = trace_inputs(fn, args, trace)
+        for p in positions:
+            check_differentiable(args[p], f"input {p}", who)
+        outputs, is_tuple = as_outputs(fn(*leaves), fn)
+        diff_outs = outputs[:1] if has_aux else outputs
+        out_nodes = [o._node for o in diff_outs]
+        in_nodes = [leaves[p]._node for p in positions]
+        blocks = []  # blocks[o][i]: d out_o / d in_i with shape out.shape + in.shape
+        for out in out_nodes:
+            row = []
+            for x in in_nodes:
+                dtype = out.dtype or x.dtype
+                if mode == "rev":
+                    parts = [
+                        vjp_sweep([(out, _one_hot(out.shape, idx, dtype))], [x])[0]
+                        for idx in np.ndindex(out.shape)
+                    ]
+                    parts = [p if p is not None else zeros_like(x) for p in parts]
+                    row.append(reshape(stack(parts, 0), out.shape + x.shape))
+                else:
+                    parts = [
+                        jvp_sweep([out], {x: _one_hot(x.shape, idx, x.dtype)})[0]
+                        for idx in np.ndindex(x.shape)
+                    ]
+                    parts = [p if p is not None else zeros_like(out) for p in parts]
+                    row.append(reshape(stack(parts, out.ndim), out.shape + x.shape))
+            blocks.append(row)
+        flat = [b for row in blocks for b in row]
+        tensors = trace.finish(flat + [o._node for o in outputs[1:] if has_aux], *outputs)
+        jac_t, aux = tensors[: len(flat)], tuple(tensors[len(flat) :])
+        rows = [jac_t[i * len(in_nodes) : (i + 1) * len(in_nodes)] for i in range(len(out_nodes))]
+        per_out = [r[0] if single else tuple(r) for r in rows]
+        result = tuple(per_out) if is_tuple and not has_aux else per_out[0]
+        return (result, aux) if has_aux else result
+
+    return jac_fn
+
+
+def jacfwd(fn: Callable, grad_position=0, has_aux: bool = False) -> Callable:
+    """Jacobian by forward mode: shape ``output.shape + input.shape``."""
+    return _jacobian(fn, grad_position, has_aux, "fwd")
+
+
+def jacrev(fn: Callable, grad_position=0, has_aux: bool = False) -> Callable:
+    """Jacobian by reverse mode: shape ``output.shape + input.shape``."""
+    return _jacobian(fn, grad_position, has_aux, "rev")
+
+
+def hessian(fn: Callable, grad_position=0) -> Callable:
+    """Second derivatives: ``jacfwd(jacrev(fn))``, shape ``out + in + in``."""
+    return jacfwd(jacrev(fn, grad_position), grad_position)
+
+
+def stop_gradient(x: Tensor) -> Tensor:
+    """``x`` itself, with a zero derivative: its branch drops out of every gradient."""
+    if isinstance(x, tuple | list):
+        return type(x)(stop_gradient(t) for t in x)
+    return x._op("stop_gradient")

@@ -1,0 +1,104 @@
+"""Reverse and forward differentiation of traced calls: what every public API calls."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
+from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, fn_name, trace_inputs
+from symgrad.core.families.structural import full, zeros_like
+from symgrad.core.graph import Node
+from symgrad.errors import GradError
+from symgrad.tensor import Tensor
+
+
+def _sens_list(sens, outputs: list[Tensor], is_tuple: bool, who: str) -> list[Tensor]:
+    parts = list(sens) if isinstance(sens, tuple | list) else [sens]
+    if len(parts) != len(outputs) or (is_tuple and not isinstance(sens, tuple | list)):
+        raise GradError(
+            f"{who}: sens must match the network output: the output is "
+            f"{'a tuple of ' + str(len(outputs)) if is_tuple else 'one'} Tensor(s), "
+            f"got {len(parts)} sens value(s)"
+        )
+    for i, (s, o) in enumerate(zip(parts, outputs)):
+        if not isinstance(s, Tensor):
+            raise GradError(f"{who}: sens[{i}] must be a Tensor, got {type(s).__name__}")
+        if s.shape != o.shape:
+            raise GradError(
+                f"{who}: sens[{i}] has shape {s.shape} but the network output "
+                f"{'[' + str(i) + '] ' if is_tuple else ''}has shape {o.shape}"
+            )
+    return parts
+
+
+def _ones(node: Node) -> Node:
+    return full(node.shape, 1, node.dtype or np.float32)
+
+
+def _or_zeros(grad: Node | None, like: Node) -> Node:
+    return zeros_like(like) if grad is None else grad
+
+
+def reverse(
+    fn: Callable,
+    args: Sequence,
+    positions: Sequence[int],
+    weights: Sequence,
+    sens=None,
+    has_aux: bool = False,
+    who: str = "grad",
+):
+    """Trace ``fn(*args)`` and differentiate the (sens-weighted) sum of its outputs.
+
+    Returns ``(outputs, is_tuple, input_grads, weight_grads)``. ``has_aux`` keeps only
+    the first output differentiable.
+    """
+    trace = Trace()
+    leaves = trace_inputs(fn, args, trace)
+    for p in positions:
+        if not -len(args) <= p < len(args):
+            raise GradError(f"{who}: grad_position {p} is out of range for {len(args)} inputs")
+        if not isinstance(args[p], Tensor):
+            raise GradError(f"{who}: input {p} of {fn_name(fn)} is {type(args[p]).__name__}, not a Tensor")
+        check_differentiable(args[p], f"input {p}", who)
+    for w in weights:
+        check_differentiable(w, f"parameter {w.name!r}", who)
+    outputs, is_tuple = as_outputs(fn(*leaves), fn)
+    differentiated = outputs[:1] if has_aux else outputs
+    if sens is None:
+        cot = [_ones(o._node) for o in differentiated]
+    else:
+        sens_leaves = [
+            trace.leaf(s, "s" if len(differentiated) == 1 else f"s_{chr(97 + i)}")
+            for i, s in enumerate(_sens_list(sens, differentiated, is_tuple and not has_aux, who))
+        ]
+        cot = [s._node for s in sens_leaves]
+    wrt = [leaves[p]._node for p in positions] + [w._node for w in weights]
+    grads = vjp_sweep([(o._node, c) for o, c in zip(differentiated, cot)], wrt)
+    grads = [_or_zeros(g, x) for g, x in zip(grads, wrt)]
+    tensors = trace.finish([o._node for o in outputs] + grads, *outputs)
+    n_out, n_in = len(outputs), len(positions)
+    return tensors[:n_out], is_tuple, tensors[n_out : n_out + n_in], tensors[n_out + n_in :]
+
+
+def forward(fn: Callable, inputs: Sequence[Tensor], tangents: Sequence[Tensor], who: str = "jvp"):
+    """Trace ``fn(*inputs)`` and push ``tangents`` through it (forward mode)."""
+    if len(tangents) != len(inputs):
+        raise GradError(f"{who}: got {len(tangents)} tangent(s) for {len(inputs)} input(s)")
+    trace = Trace()
+    leaves = trace_inputs(fn, inputs, trace)
+    seeds = {}
+    for i, (x, leaf, v) in enumerate(zip(inputs, leaves, tangents)):
+        if not isinstance(x, Tensor) or not isinstance(v, Tensor):
+            raise GradError(f"{who}: input {i} and its tangent must be Tensors")
+        check_differentiable(x, f"input {i}", who)
+        if v.shape != x.shape:
+            raise GradError(f"{who}: tangent {i} has shape {v.shape} but input {i} has shape {x.shape}")
+        seeds[leaf._node] = trace.leaf(v, "v" if len(inputs) == 1 else f"v_{chr(97 + i)}")._node
+    outputs, is_tuple = as_outputs(fn(*leaves), fn)
+    nodes = [o._node for o in outputs]
+    tangent_out = [_or_zeros(t, o) for t, o in zip(jvp_sweep(nodes, seeds), nodes)]
+    tensors = trace.finish(nodes + tangent_out, *outputs)
+    return tensors[: len(nodes)], tensors[len(nodes) :], is_tuple

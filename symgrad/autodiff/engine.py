@@ -1,0 +1,101 @@
+"""The one differentiation engine: a forward sweep and a reverse sweep over the graph.
+
+Both sweeps read the op table only. Elementwise ops contribute ``partial * tangent``;
+linear ops are applied to tangents and transposed for cotangents; custom ops carry
+their own rules; non-differentiable ops (``stop_gradient`` among them) stop both
+sweeps. Zero derivatives are ``None`` and never become nodes. Every derivative is
+itself a graph of registered ops, so higher orders apply the same sweeps again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from symgrad.core import families  # noqa: F401  (fills the op table)
+from symgrad.core.families.structural import broadcast_to, unbroadcast, zeros_like
+from symgrad.core.graph import Node, topo_order
+from symgrad.core.registry import CUSTOM, ELEMENTWISE, LINEAR, NONDIFF, as_node, lookup, make_node
+
+
+def _add(a: Node | None, b: Node | None) -> Node | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return make_node("add", (a, b))
+
+
+def _partial(node: Node, i: int) -> Node:
+    """d node / d node.args[i], built from the op's rule (which may use ``node`` itself)."""
+    rule = lookup(node.op).partials[i]
+    return as_node(rule(*node.args, node, *node.params))
+
+
+def _active(order: list[Node], wrt: set[Node]) -> set[Node]:
+    """Nodes whose value depends on ``wrt`` through differentiable ops."""
+    active: set[Node] = set()
+    for node in order:
+        if node in wrt:
+            active.add(node)
+        elif node.args and lookup(node.op).kind != NONDIFF and any(a in active for a in node.args):
+            active.add(node)
+    return active
+
+
+def jvp_sweep(outputs: Sequence[Node], seeds: dict[Node, Node]) -> list[Node | None]:
+    """Forward mode: tangents of ``outputs`` given tangents ``seeds`` of some nodes."""
+    tangent: dict[Node, Node] = dict(seeds)
+    for node in topo_order(outputs):
+        if node in tangent or not node.args:
+            continue
+        arg_t = [tangent.get(a) for a in node.args]
+        if all(t is None for t in arg_t):
+            continue
+        op = lookup(node.op)
+        if op.kind == NONDIFF:
+            continue
+        if op.kind == ELEMENTWISE:
+            out = None
+            for i, t in enumerate(arg_t):
+                if t is not None:
+                    out = _add(out, make_node("mul", (_partial(node, i), t)))
+            if out.shape != node.shape:
+                out = broadcast_to(out, node.shape)
+        elif op.kind == LINEAR:
+            args = tuple(zeros_like(a) if t is None else t for a, t in zip(node.args, arg_t))
+            out = make_node(node.op, args, node.params)
+        elif op.kind == CUSTOM:
+            out = op.jvp(node, arg_t)
+        else:  # pragma: no cover - the table is validated at import
+            raise AssertionError(op.kind)
+        tangent[node] = out
+    return [tangent.get(o) for o in outputs]
+
+
+def vjp_sweep(pairs: Sequence[tuple[Node, Node]], wrt: Sequence[Node]) -> list[Node | None]:
+    """Reverse mode: cotangents of ``wrt`` for the sum of ``<output, cotangent>`` pairs."""
+    outputs = [o for o, _ in pairs]
+    order = topo_order(outputs)
+    active = _active(order, set(wrt))
+    cot: dict[Node, Node] = {}
+    for out, ct in pairs:
+        if out in active:
+            cot[out] = _add(cot.get(out), ct)
+    for node in reversed(order):
+        ct = cot.get(node)
+        if ct is None or not node.args or node not in active:
+            continue
+        op = lookup(node.op)
+        if op.kind == ELEMENTWISE:
+            arg_ct = [
+                unbroadcast(make_node("mul", (ct, _partial(node, i))), a.shape) if a in active else None
+                for i, a in enumerate(node.args)
+            ]
+        elif op.kind == LINEAR:
+            arg_ct = op.transpose(node, ct)
+        else:
+            arg_ct = op.vjp(node, ct)
+        for a, c in zip(node.args, arg_ct):
+            if a in active and c is not None:
+                cot[a] = _add(cot.get(a), c)
+    return [cot.get(w) for w in wrt]

@@ -1,0 +1,90 @@
+"""Tracing a user function into the graph, and putting results back into tensors.
+
+Each differentiated call gives its inputs fresh variables named after the
+function's parameters (``construct(self, x, y)`` -> ``x``, ``y``). Inputs that are
+plain values stay those variables (so formulas read ``x1..x6``); inputs that are
+themselves symbolic (an outer trace's variables, as in nested ``GradOperation``)
+are substituted back afterwards, which is what makes higher orders work.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from symgrad.core.graph import Node, Var, free_vars, substitute
+from symgrad.errors import GradError
+from symgrad.tensor import Tensor, bind_input, merge_env
+
+
+def input_names(fn: Callable, count: int) -> list[str]:
+    """Parameter names of ``fn`` (or of ``fn.construct`` for a Cell)."""
+    target = getattr(fn, "construct", fn)
+    names: list[str] = []
+    try:
+        params = inspect.signature(target).parameters.values()
+    except (TypeError, ValueError):
+        params = []
+    for p in params:
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            names.append(p.name)
+        elif p.kind == p.VAR_POSITIONAL:
+            names.extend(f"{p.name}{i}" for i in range(count - len(names)))
+    names.extend(f"arg{i}" for i in range(len(names), count))
+    return names[:count]
+
+
+def fn_name(fn: Callable) -> str:
+    return type(fn).__name__ if hasattr(fn, "construct") else getattr(fn, "__name__", repr(fn))
+
+
+@dataclass
+class Trace:
+    """Variables standing for the tensors of one differentiated call."""
+
+    mapping: dict[Var, Node] = field(default_factory=dict)
+    env: dict = field(default_factory=dict)
+
+    def leaf(self, tensor: Tensor, name: str) -> Tensor:
+        """A fresh variable for ``tensor``; symbolic tensors are substituted back later."""
+        var = Var(name, tensor.shape, tensor._node.dtype or tensor.dtype.np)
+        leaf, env = bind_input(tensor, var)
+        if free_vars([tensor._node]):
+            self.mapping[var] = tensor._node
+        self.env.update(env)
+        self.env.update(leaf._env)
+        return leaf
+
+    def finish(self, nodes: Sequence[Node], *tensors: Tensor) -> list[Tensor]:
+        """Tensors for ``nodes`` with substituted inputs put back."""
+        nodes = substitute(list(nodes), self.mapping) if self.mapping else list(nodes)
+        env = {**self.env, **merge_env(*tensors)}
+        return [Tensor._wrap(n, env) for n in nodes]
+
+
+def as_outputs(out, fn: Callable) -> tuple[list[Tensor], bool]:
+    """The tensors a function returned, and whether it returned a tuple."""
+    if isinstance(out, Tensor):
+        return [out], False
+    if isinstance(out, tuple | list) and out and all(isinstance(o, Tensor) for o in out):
+        return list(out), True
+    kind = type(out).__name__
+    raise GradError(
+        f"{fn_name(fn)} returned {kind} ({out!r:.60}); a differentiated function must return "
+        "a Tensor or a tuple of Tensors"
+    )
+
+
+def check_differentiable(tensor: Tensor, what: str, who: str) -> None:
+    if not tensor.dtype.is_float:
+        raise GradError(
+            f"{who}: cannot differentiate with respect to {what}, which has dtype {tensor.dtype} "
+            f"and shape {tensor.shape}; pass a Float16/Float32/Float64 tensor"
+        )
+
+
+def trace_inputs(fn: Callable, args: Sequence, trace: Trace) -> list:
+    """Leaf tensors for every Tensor argument; other arguments pass through."""
+    names = input_names(fn, len(args))
+    return [trace.leaf(a, n) if isinstance(a, Tensor) else a for a, n in zip(args, names)]

@@ -1,0 +1,116 @@
+"""Closed forms: a graph interpreted over SymPy, in the guide's notation.
+
+An input ``x`` of shape (2, 3) becomes the symbols ``x1..x6`` (row-major, 1-based),
+a scalar or a one-element Parameter keeps its plain name (``z``), and constants
+become exact numbers where they are short decimals (0.1 -> 1/10).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import sympy
+
+from symgrad.core.graph import Const, Node, Var, count_ops, topo_order
+from symgrad.core.registry import ELEMENTWISE, NONDIFF, lookup
+
+DEFAULT_MAX_OPS = 4000
+
+
+def number(value) -> sympy.Expr:
+    """A SymPy number: integers exact, short decimals rational, others Float."""
+    if isinstance(value, (bool, np.bool_)):
+        return sympy.Integer(int(value))
+    if isinstance(value, (int, np.integer)):
+        return sympy.Integer(int(value))
+    value = np.float64(value) if isinstance(value, float) else value
+    text = np.format_float_positional(value, unique=True, trim="-")
+    return sympy.Rational(text) if len(text.replace("-", "")) <= 10 else sympy.Float(float(value))
+
+
+def symbol_names(name: str, shape: tuple, plain_if_single: bool) -> list[str]:
+    """``x`` (2, 3) -> x1..x6; scalars and (optionally) one-element tensors keep ``x``."""
+    size = math.prod(shape)
+    if shape == () or (plain_if_single and size == 1):
+        return [name]
+    base = f"{name}_" if name[-1:].isdigit() else name
+    return [f"{base}{i + 1}" for i in range(size)]
+
+
+def variable_symbols(variables: Sequence[Var]) -> dict[Var, np.ndarray]:
+    """Object arrays of real symbols for each variable; repeated names get primes."""
+    used: dict[str, int] = {}
+    table = {}
+    for var in variables:
+        name = var.display_name
+        primes = used.get(name, 0)
+        used[name] = primes + 1
+        names = symbol_names(name + "'" * primes, var.shape, var.param is not None)
+        arr = np.empty(len(names), dtype=object)
+        arr[:] = [sympy.Symbol(n, real=True) for n in names]
+        table[var] = arr.reshape(var.shape)
+    return table
+
+
+def _const_array(node: Const) -> np.ndarray:
+    values = np.asarray(node.value)
+    out = np.empty(values.shape, dtype=object)
+    for idx in np.ndindex(values.shape):
+        out[idx] = number(values[idx])
+    return out
+
+
+def _elementwise(fn, arrays, params, shape) -> np.ndarray:
+    arrays = np.broadcast_arrays(*arrays) if len(arrays) > 1 else arrays
+    args = [sympy.nsimplify(p) if isinstance(p, float) else p for p in params]
+    out = np.empty(shape, dtype=object)
+    for idx in np.ndindex(shape):
+        out[idx] = fn(*(a[idx] for a in arrays), *args)
+    return out
+
+
+def to_sympy(nodes: Sequence[Node], symbols: dict[Var, np.ndarray] | None = None) -> list[np.ndarray]:
+    """Object arrays of SymPy expressions for ``nodes`` (flattens the graph)."""
+    order = topo_order(nodes)
+    values: dict[Node, np.ndarray] = {}
+    if symbols is None:
+        symbols = variable_symbols([n for n in order if isinstance(n, Var)])
+    for node in order:
+        if isinstance(node, Var):
+            values[node] = symbols[node]
+        elif isinstance(node, Const):
+            values[node] = _const_array(node)
+        else:
+            op = lookup(node.op)
+            arrays = [values[a] for a in node.args]
+            if op.kind in (ELEMENTWISE, NONDIFF):
+                values[node] = _elementwise(op.sympy, arrays, node.params, node.shape)
+            else:
+                values[node] = op.sympy(arrays, node)
+    return [values[n] for n in nodes]
+
+
+def as_sympy(array: np.ndarray):
+    """A scalar expression for shape (), else an immutable ``sympy.Array``."""
+    if array.shape == ():
+        return array[()]
+    return sympy.ImmutableDenseNDimArray(array.ravel().tolist(), array.shape)
+
+
+def closed_form(tensor, max_ops: int | None = DEFAULT_MAX_OPS):
+    """The SymPy formula of ``tensor`` in terms of its named inputs and parameters.
+
+    Flattening a big graph is exponential-looking work, so graphs of more than
+    ``max_ops`` operations are refused unless ``max_ops=None`` is passed.
+    """
+    node = tensor._node
+    if max_ops is not None:
+        ops = count_ops([node])
+        if ops > max_ops:
+            raise ValueError(
+                f"closed_form: this graph has {ops} operations (limit {max_ops}); flattening "
+                "it would be slow and unreadable. Pass max_ops=None to flatten anyway."
+            )
+    return as_sympy(to_sympy([node])[0])

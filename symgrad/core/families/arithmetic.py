@@ -1,0 +1,129 @@
+"""Arithmetic: add, sub, mul, div, pow, neg, square, maximum, minimum.
+
+Partials receive the arguments then the op's own output ``ans``.
+Maximum and minimum split ties 0.5/0.5, as MindSpore and PyTorch do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from symgrad.core.families._elementwise import elementwise
+from symgrad.core.graph import Node
+from symgrad.core.registry import apply, is_value, make_node
+
+
+def _same_shape(node: Node, args) -> bool:
+    from symgrad.core.registry import broadcast_shapes
+
+    return node.shape == broadcast_shapes("", *(a.shape for a in args))
+
+
+def _simplify_add(args, params):
+    a, b = args
+    if is_value(b, 0) and _same_shape(a, args):
+        return a
+    if is_value(a, 0) and _same_shape(b, args):
+        return b
+    return None
+
+
+def _simplify_sub(args, params):
+    a, b = args
+    if is_value(b, 0) and _same_shape(a, args):
+        return a
+    if is_value(a, 0) and _same_shape(b, args):
+        return make_node("neg", (b,))
+    return None
+
+
+def _simplify_mul(args, params):
+    a, b = args
+    for one, other in ((a, b), (b, a)):
+        if _same_shape(other, args):
+            if is_value(one, 1):
+                return other
+            if is_value(one, -1):
+                return make_node("neg", (other,))
+    return None
+
+
+def _simplify_div(args, params):
+    a, b = args
+    return a if is_value(b, 1) and _same_shape(a, args) else None
+
+
+def _simplify_neg(args, params):
+    (a,) = args
+    return a.args[0] if a.op == "neg" else None
+
+
+def _simplify_pow(args, params):
+    a, b = args
+    return a if is_value(b, 1) and _same_shape(a, args) else None
+
+
+elementwise(
+    "add", "Add", lambda a, b: a + b,
+    (lambda a, b, ans: 1, lambda a, b, ans: 1),
+    numpy="np.add({0}, {1})", c="({0} + {1})", mindspore="ops.add({0}, {1})",
+    float_result=False, simplify=_simplify_add, fold=np.add,
+)  # fmt: skip
+elementwise(
+    "sub", "Sub", lambda a, b: a - b,
+    (lambda a, b, ans: 1, lambda a, b, ans: -1),
+    numpy="np.subtract({0}, {1})", c="({0} - {1})", mindspore="ops.sub({0}, {1})",
+    float_result=False, simplify=_simplify_sub, fold=np.subtract,
+)  # fmt: skip
+elementwise(
+    "mul", "Mul", lambda a, b: a * b,
+    (lambda a, b, ans: b, lambda a, b, ans: a),
+    numpy="np.multiply({0}, {1})", c="({0} * {1})", mindspore="ops.mul({0}, {1})",
+    float_result=False, simplify=_simplify_mul, fold=np.multiply,
+)  # fmt: skip
+elementwise(
+    "div", "Div", lambda a, b: a / b,
+    (lambda a, b, ans: apply("div", 1, b), lambda a, b, ans: apply("neg", apply("div", ans, b))),
+    numpy="np.divide({0}, {1})", c="({0} / {1})", mindspore="ops.div({0}, {1})",
+    simplify=_simplify_div, fold=np.true_divide,
+)  # fmt: skip
+elementwise(
+    "pow", "Pow", lambda a, b: a**b,
+    (
+        lambda a, b, ans: apply("mul", b, apply("pow", a, apply("sub", b, 1))),
+        lambda a, b, ans: apply("mul", ans, apply("log", a)),
+    ),
+    numpy="np.power({0}, {1})", c="pow({0}, {1})", mindspore="ops.pow({0}, {1})",
+    float_result=False, simplify=_simplify_pow, fold=np.power,
+)  # fmt: skip
+elementwise(
+    "neg", "Neg", lambda a: -a,
+    (lambda a, ans: -1,),
+    numpy="np.negative({0})", c="(-{0})", mindspore="ops.neg({0})",
+    float_result=False, simplify=_simplify_neg, fold=np.negative,
+)  # fmt: skip
+elementwise(
+    "square", "Square", lambda a: a**2,
+    (lambda a, ans: apply("mul", 2, a),),
+    numpy="np.square({0})", c="({0} * {0})", mindspore="ops.square({0})",
+    float_result=False, fold=np.square,
+)  # fmt: skip
+elementwise(
+    "maximum", "Maximum", lambda a, b: sympy.Max(a, b),
+    (
+        lambda a, b, ans: apply("heaviside", apply("sub", a, b), params=(0.5,)),
+        lambda a, b, ans: apply("heaviside", apply("sub", b, a), params=(0.5,)),
+    ),
+    numpy="np.maximum({0}, {1})", c="fmax({0}, {1})", mindspore="ops.maximum({0}, {1})",
+    float_result=False,
+)  # fmt: skip
+elementwise(
+    "minimum", "Minimum", lambda a, b: sympy.Min(a, b),
+    (
+        lambda a, b, ans: apply("heaviside", apply("sub", b, a), params=(0.5,)),
+        lambda a, b, ans: apply("heaviside", apply("sub", a, b), params=(0.5,)),
+    ),
+    numpy="np.minimum({0}, {1})", c="fmin({0}, {1})", mindspore="ops.minimum({0}, {1})",
+    float_result=False,
+)  # fmt: skip

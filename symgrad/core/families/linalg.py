@@ -1,0 +1,104 @@
+"""MatMul: a bilinear op with hand-written forward and reverse rules.
+
+Operands have rank 1 or 2 (MindSpore's ``MatMul`` takes matrices; vectors are
+accepted as in ``ops.matmul``). ``transpose_a``/``transpose_b`` apply to matrices.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from symgrad.core.families.structural import reshape
+from symgrad.core.graph import Node
+from symgrad.core.registry import CUSTOM, OpDef, make_node, promote, register
+from symgrad.errors import OpError
+
+
+def matmul(a: Node, b: Node, transpose_a: bool = False, transpose_b: bool = False) -> Node:
+    return make_node("matmul", (a, b), (bool(transpose_a), bool(transpose_b)))
+
+
+def _effective(shape, transposed):
+    return shape[::-1] if transposed and len(shape) == 2 else shape
+
+
+def _infer(args, params):
+    a, b = args
+    ta, tb = params
+    for name, x in (("x", a), ("y", b)):
+        if x.ndim not in (1, 2):
+            raise OpError(f"MatMul: {name} must have rank 1 or 2, got shape {x.shape}")
+    ea, eb = _effective(a.shape, ta), _effective(b.shape, tb)
+    k_a, k_b = ea[-1], eb[0]
+    if k_a != k_b:
+        raise OpError(
+            f"MatMul: x {a.shape} and y {b.shape} are not aligned: {k_a} != {k_b} "
+            f"(transpose_a={ta}, transpose_b={tb})"
+        )
+    return ea[:-1] + eb[1:], promote(args, False)
+
+
+def _jvp(node, tangents):
+    (a, b), (ta, tb) = node.args, node.params
+    da, db = tangents
+    terms = []
+    if da is not None:
+        terms.append(matmul(da, b, ta, tb))
+    if db is not None:
+        terms.append(matmul(a, db, ta, tb))
+    return terms[0] if len(terms) == 1 else make_node("add", tuple(terms))
+
+
+def _as_matrix(x: Node, is_left: bool) -> Node:
+    if x.ndim == 2:
+        return x
+    return reshape(x, (1, x.shape[0]) if is_left else (x.shape[0], 1))
+
+
+def _vjp(node, ct):
+    """C = op(A) @ op(B); cotangents of A and B with the transposes folded in."""
+    (a, b), (ta, tb) = node.args, node.params
+    ta, tb = ta and a.ndim == 2, tb and b.ndim == 2
+    a2, b2 = _as_matrix(a, True), _as_matrix(b, False)
+    c2 = reshape(ct, (a2.shape[1] if ta else a2.shape[0], b2.shape[0] if tb else b2.shape[1]))
+    if ta:
+        da = matmul(b2, c2, tb, True)
+    else:
+        da = matmul(c2, b2, False, not tb)
+    if tb:
+        db = matmul(c2, a2, True, ta)
+    else:
+        db = matmul(a2, c2, not ta, False)
+    return reshape(da, a.shape), reshape(db, b.shape)
+
+
+def _sympy(arrays, node):
+    a, b = arrays
+    ta, tb = node.params
+    a2 = a.reshape(1, -1) if a.ndim == 1 else (a.T if ta else a)
+    b2 = b.reshape(-1, 1) if b.ndim == 1 else (b.T if tb else b)
+    out = np.empty((a2.shape[0], b2.shape[1]), dtype=object)
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = sympy.Add(*(a2[i, k] * b2[k, j] for k in range(a2.shape[1])))
+    return out.reshape(node.shape)
+
+
+register(
+    OpDef(
+        name="matmul",
+        display="MatMul",
+        kind=CUSTOM,
+        arity=2,
+        infer=_infer,
+        sympy=_sympy,
+        jvp=_jvp,
+        vjp=_vjp,
+        names={
+            "numpy": "rt.matmul({0}, {1}, {r0}, {r1}, {p0}, {p1})",
+            "c": "",
+            "mindspore": "rt.matmul({0}, {1}, {r0}, {r1}, {p0}, {p1})",
+        },
+    )
+)

@@ -1,0 +1,70 @@
+"""Ops whose derivative is zero: sign, heaviside, comparisons, stop_gradient.
+
+``stop_gradient`` is an ordinary op with a zero rule: its value is its argument,
+and both sweeps stop at it, which removes its branch from every derivative.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from symgrad.core.registry import NONDIFF, OpDef, broadcast_shapes, promote, register
+
+
+def _same(display):
+    def infer(args, params):
+        return broadcast_shapes(display, *(a.shape for a in args)), promote(args, False)
+
+    return infer
+
+
+def _boolean(display):
+    def infer(args, params):
+        return broadcast_shapes(display, *(a.shape for a in args)), np.dtype(bool)
+
+    return infer
+
+
+def _nondiff(name, display, arity, sympy_fn, numpy, c, mindspore, infer=None):
+    register(
+        OpDef(
+            name=name,
+            display=display,
+            kind=NONDIFF,
+            arity=arity,
+            infer=infer or _same(display),
+            sympy=sympy_fn,
+            names={"numpy": numpy, "c": c, "mindspore": mindspore},
+        )
+    )
+
+
+_nondiff(
+    "stop_gradient", "stop_gradient", 1, lambda x: x,
+    numpy="{0}", c="{0}", mindspore="ops.stop_gradient({0})",
+)  # fmt: skip
+_nondiff(
+    "sign", "Sign", 1, sympy.sign,
+    numpy="np.sign({0})", c="(({0} > 0) - ({0} < 0))", mindspore="ops.sign({0})",
+)  # fmt: skip
+_nondiff(
+    "heaviside", "Heaviside", 1, lambda x, h0: sympy.Heaviside(x, h0),
+    numpy="np.heaviside({0}, {p0})", c="({0} > 0 ? 1 : ({0} == 0 ? {p0} : 0))",
+    mindspore="ops.heaviside({0}, ops.full_like({0}, {p0}))",
+)  # fmt: skip
+_nondiff(
+    "greater", "Greater", 2, lambda a, b: sympy.Gt(a, b),
+    numpy="np.greater({0}, {1})", c="({0} > {1})", mindspore="ops.gt({0}, {1})",
+    infer=_boolean("Greater"),
+)  # fmt: skip
+_nondiff(
+    "less", "Less", 2, lambda a, b: sympy.Lt(a, b),
+    numpy="np.less({0}, {1})", c="({0} < {1})", mindspore="ops.lt({0}, {1})",
+    infer=_boolean("Less"),
+)  # fmt: skip
+_nondiff(
+    "equal", "Equal", 2, lambda a, b: sympy.Eq(a, b),
+    numpy="np.equal({0}, {1})", c="({0} == {1})", mindspore="ops.equal({0}, {1})",
+    infer=_boolean("Equal"),
+)  # fmt: skip

@@ -1,0 +1,65 @@
+"""Elementary functions: sqrt, exp, log, trigonometric, hyperbolic and their inverses.
+
+Each rule is written with registered ops and may use ``ans`` (the op's output), so
+every order of derivative comes from the same one-line rule.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from symgrad.core.families._elementwise import elementwise
+from symgrad.core.registry import apply
+
+
+def _one_minus_square(x):
+    return apply("sub", 1, apply("square", x))
+
+
+def _unary(name, display, sympy_fn, partial, c=None, np_name=None, ms_name=None):
+    np_name = np_name or name
+    elementwise(
+        name,
+        display,
+        sympy_fn,
+        (partial,),
+        numpy=f"np.{np_name}({{0}})",
+        c=f"{c or name}({{0}})",
+        mindspore=f"ops.{ms_name or name}({{0}})",
+    )
+
+
+# ----- powers and logarithms -----
+_unary("sqrt", "Sqrt", sympy.sqrt, lambda x, ans: apply("div", 0.5, ans))
+_unary("exp", "Exp", sympy.exp, lambda x, ans: ans)
+_unary("log", "Log", sympy.log, lambda x, ans: apply("div", 1, x))
+
+# ----- trigonometric -----
+_unary("sin", "Sin", sympy.sin, lambda x, ans: apply("cos", x))
+_unary("cos", "Cos", sympy.cos, lambda x, ans: apply("neg", apply("sin", x)))
+_unary("tan", "Tan", sympy.tan, lambda x, ans: apply("add", 1, apply("square", ans)))
+_unary(
+    "asin", "Asin", sympy.asin,
+    lambda x, ans: apply("div", 1, apply("sqrt", _one_minus_square(x))),
+    np_name="arcsin",
+)  # fmt: skip
+_unary(
+    "acos", "Acos", sympy.acos,
+    lambda x, ans: apply("neg", apply("div", 1, apply("sqrt", _one_minus_square(x)))),
+    np_name="arccos",
+)  # fmt: skip
+_unary(
+    "atan", "Atan", sympy.atan,
+    lambda x, ans: apply("div", 1, apply("add", 1, apply("square", x))),
+    np_name="arctan",
+)  # fmt: skip
+
+# ----- hyperbolic -----
+_unary("sinh", "Sinh", sympy.sinh, lambda x, ans: apply("cosh", x))
+_unary("cosh", "Cosh", sympy.cosh, lambda x, ans: apply("sinh", x))
+_unary("tanh", "Tanh", sympy.tanh, lambda x, ans: _one_minus_square(ans))
+_unary(
+    "atanh", "Atanh", sympy.atanh,
+    lambda x, ans: apply("div", 1, _one_minus_square(x)),
+    np_name="arctanh",
+)  # fmt: skip

@@ -1,0 +1,156 @@
+"""The op table: one record per op with its meaning, derivative rule and backend names.
+
+Op families (``symgrad/core/families/*.py``) call :func:`register` once per op.
+The differentiation engine, the closed-form printer and every lowering backend
+read this table and nothing else, so adding an op touches one family file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from symgrad.core.graph import Const, Node, const, intern, scalar_value
+from symgrad.errors import OpError
+
+ELEMENTWISE = "elementwise"  # derivative from per-argument partials
+LINEAR = "linear"  # derivative is the op itself; reverse mode needs a transpose rule
+CUSTOM = "custom"  # hand-written jvp and vjp (bilinear ops such as MatMul)
+NONDIFF = "nondiff"  # zero derivative (sign, comparisons, stop_gradient)
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """Everything symgrad knows about one op.
+
+    Attributes:
+        name: graph name (``"sin"``).
+        display: the user-facing name used in errors (``"Sin"``).
+        kind: ELEMENTWISE, LINEAR, CUSTOM or NONDIFF.
+        arity: number of arguments, or None for variadic ops.
+        infer: ``(args, params) -> (shape, dtype)``; raises OpError on bad input.
+        sympy: elementwise ops: ``f(*scalars, *params) -> sympy.Expr``;
+            others: ``f(arrays, node) -> numpy object array``.
+        partials: elementwise ops: one ``f(*args, ans, *params) -> Node`` per argument.
+        transpose: linear ops: ``f(node, cotangent) -> tuple`` of argument cotangents.
+        jvp, vjp: custom ops: ``jvp(node, tangents) -> Node | None`` and
+            ``vjp(node, cotangent) -> tuple``.
+        simplify: ``(args, params) -> Node | None``, local algebraic identities.
+        fold: a NumPy function that evaluates the op on Python scalar constants at
+            build time (arithmetic only, so ``sin(1)`` stays symbolic).
+        names: backend templates, ``str.format``-ed with the argument code then the
+            params: ``numpy`` (``np.sin({0})``), ``c`` (CUDA C), ``mindspore``.
+    """
+
+    name: str
+    display: str
+    kind: str
+    arity: int | None
+    infer: Callable
+    sympy: Callable
+    partials: tuple[Callable, ...] = ()
+    transpose: Callable | None = None
+    jvp: Callable | None = None
+    vjp: Callable | None = None
+    simplify: Callable | None = None
+    fold: Callable | None = None
+    names: dict[str, str] = field(default_factory=dict)
+
+
+OPS: dict[str, OpDef] = {}
+
+
+def register(op: OpDef) -> OpDef:
+    """Add an op to the table (each name once)."""
+    if op.name in OPS:
+        raise ValueError(f"op {op.name!r} registered twice")
+    if op.kind == ELEMENTWISE and op.arity is not None and len(op.partials) != op.arity:
+        raise ValueError(f"op {op.name!r}: one partial per argument is required")
+    OPS[op.name] = op
+    return op
+
+
+def lookup(name: str) -> OpDef:
+    """The record for ``name``, or an error listing the supported ops."""
+    try:
+        return OPS[name]
+    except KeyError:
+        supported = ", ".join(sorted(OPS))
+        raise OpError(f"unknown op {name!r}; supported ops: {supported}") from None
+
+
+def as_node(value) -> Node:
+    """Python scalars and arrays become constants; nodes pass through."""
+    return value if isinstance(value, Node) else const(value)
+
+
+def make_node(name: str, args: tuple[Node, ...], params: tuple = ()) -> Node:
+    """Build (or find) the node ``name(*args)``, simplified and shape-checked."""
+    op = lookup(name)
+    if op.arity is not None and len(args) != op.arity:
+        raise OpError(f"{op.display}: expected {op.arity} arguments, got {len(args)}")
+    if op.simplify is not None:
+        simpler = op.simplify(args, params)
+        if simpler is not None:
+            return simpler
+    if op.fold and all(isinstance(a, Const) and a.is_weak for a in args):
+        return const(_fold(op, args, params))
+    key = (name, tuple(id(a) for a in args), params)
+
+    def build() -> Node:
+        shape, dtype = op.infer(args, params)
+        return Node(name, tuple(args), params, tuple(shape), dtype)
+
+    return intern(key, build)
+
+
+def apply(name: str, *args, params: tuple = ()) -> Node:
+    """``make_node`` with Python scalars accepted as arguments."""
+    return make_node(name, tuple(as_node(a) for a in args), params)
+
+
+def _fold(op: OpDef, args, params):
+    with np.errstate(all="ignore"):
+        value = op.fold(*(a.value for a in args), *params)
+    return value.item() if isinstance(value, np.generic) else value
+
+
+# ---- shared inference helpers -------------------------------------------------
+
+
+def broadcast_shapes(display: str, *shapes) -> tuple[int, ...]:
+    """NumPy broadcasting with an error that names the op."""
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        listed = " and ".join(str(tuple(s)) for s in shapes)
+        raise OpError(f"{display}: shapes {listed} cannot be broadcast together") from None
+
+
+def promote(args, float_result: bool):
+    """Result dtype with Python scalars weak (NEP 50); None if every argument is weak."""
+    strong = [a.dtype for a in args if a.dtype is not None]
+    if not strong:
+        return None
+    weak = [a.value for a in args if a.dtype is None]
+    dtype = np.result_type(*strong, *weak)
+    if float_result and dtype.kind in "biu":
+        return np.dtype(np.float32)
+    return dtype
+
+
+def elementwise_infer(display: str, float_result: bool = True):
+    """Shape by broadcasting, dtype by promotion."""
+
+    def infer(args, params):
+        return broadcast_shapes(display, *(a.shape for a in args)), promote(args, float_result)
+
+    return infer
+
+
+def is_value(node: Node, value) -> bool:
+    """True if ``node`` is a constant (possibly broadcast) equal to ``value``."""
+    v = scalar_value(node)
+    return v is not None and v == value

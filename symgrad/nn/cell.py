@@ -1,0 +1,86 @@
+"""``Cell``: MindSpore's module class. ``construct`` is the forward pass."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator
+
+from symgrad.parameter import Parameter
+
+
+class Cell:
+    """Base class of networks; sub-cells and Parameters assigned as attributes are tracked."""
+
+    def __init__(self, auto_prefix: bool = True, flags=None):
+        object.__setattr__(self, "_params", OrderedDict())
+        object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "training", False)
+
+    def _ensure_init(self) -> None:
+        if "_params" not in self.__dict__:
+            raise AttributeError(
+                f"{type(self).__name__}.__init__ must call super().__init__() before assigning "
+                "Parameters or sub-cells"
+            )
+
+    def __setattr__(self, name: str, value) -> None:
+        if isinstance(value, Parameter):
+            self._ensure_init()
+            if value.name == "Parameter":
+                value.name, value._auto_name = name, True
+            self._params[name] = value
+        elif isinstance(value, Cell):
+            self._ensure_init()
+            self._cells[name] = value
+            for path, p in value.parameters_and_names():
+                if getattr(p, "_auto_name", False) and p.name == path:
+                    p.name = f"{name}.{path}"
+        object.__setattr__(self, name, value)
+
+    def construct(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must define construct()")
+
+    def __call__(self, *args, **kwargs):
+        return self.construct(*args, **kwargs)
+
+    def parameters_and_names(
+        self, name_prefix: str = "", expand: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        """(qualified name, Parameter) pairs, each Parameter once."""
+        seen: set[int] = set()
+        for prefix, cell in self.cells_and_names(name_prefix):
+            for attr, p in cell._params.items():
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    yield (f"{prefix}.{attr}" if prefix else attr), p
+            if not expand:
+                break
+
+    def cells_and_names(self, cell_prefix: str = "") -> Iterator[tuple[str, Cell]]:
+        yield cell_prefix, self
+        for name, cell in self._cells.items():
+            yield from cell.cells_and_names(f"{cell_prefix}.{name}" if cell_prefix else name)
+
+    def get_parameters(self, expand: bool = True) -> Iterator[Parameter]:
+        for _, p in self.parameters_and_names(expand=expand):
+            yield p
+
+    def trainable_params(self, recurse: bool = True) -> list[Parameter]:
+        return [p for p in self.get_parameters(recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse: bool = True) -> list[Parameter]:
+        return [p for p in self.get_parameters(recurse) if not p.requires_grad]
+
+    def cells(self) -> list[Cell]:
+        return list(self._cells.values())
+
+    def set_train(self, mode: bool = True) -> Cell:
+        object.__setattr__(self, "training", mode)
+        return self
+
+    def set_grad(self, requires_grad: bool = True) -> Cell:
+        return self
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{n}={type(c).__name__}" for n, c in self._cells.items())
+        return f"{type(self).__name__}<{inner}>"

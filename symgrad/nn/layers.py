@@ -1,0 +1,126 @@
+"""Layers: ``Dense``, ``SequentialCell`` and activation cells."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from symgrad import ops
+from symgrad.nn.cell import Cell
+from symgrad.parameter import Parameter
+from symgrad.tensor import Tensor
+
+
+def _initial(init, shape, fan_in: int, rng: np.random.Generator) -> np.ndarray:
+    if isinstance(init, Tensor | np.ndarray | list):
+        value = np.asarray(init, dtype=np.float32)
+        if value.shape != tuple(shape):
+            raise ValueError(f"Dense: initial value has shape {value.shape}, expected {tuple(shape)}")
+        return value
+    bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
+    table = {
+        "zeros": lambda: np.zeros(shape),
+        "ones": lambda: np.ones(shape),
+        "normal": lambda: rng.normal(0.0, 0.01, shape),
+        "uniform": lambda: rng.uniform(-bound, bound, shape),
+        "heuniform": lambda: rng.uniform(-bound, bound, shape),
+        "xavier_uniform": lambda: rng.uniform(-1, 1, shape) * math.sqrt(6 / (shape[0] + shape[-1])),
+    }
+    key = str(init).lower().replace("_", "") if init != "xavier_uniform" else init
+    if key not in table:
+        raise ValueError(f"Dense: unknown initializer {init!r}; known: {sorted(table)}")
+    return table[key]().astype(np.float32)
+
+
+_rng = np.random.default_rng(0)
+
+
+def set_seed(seed: int) -> None:
+    """Seed the initializers of new layers."""
+    global _rng
+    _rng = np.random.default_rng(seed)
+
+
+class Tanh(Cell):
+    def construct(self, x):
+        return ops.tanh(x)
+
+
+class ReLU(Cell):
+    def construct(self, x):
+        return ops.relu(x)
+
+
+class Sigmoid(Cell):
+    def construct(self, x):
+        return ops.sigmoid(x)
+
+
+_ACTIVATIONS = {"tanh": Tanh, "relu": ReLU, "sigmoid": Sigmoid}
+
+
+def get_activation(name):
+    """An activation cell from its name (``"tanh"``), or the cell itself."""
+    if name is None or isinstance(name, Cell):
+        return name
+    try:
+        return _ACTIVATIONS[name.lower()]()
+    except (KeyError, AttributeError):
+        raise ValueError(f"unknown activation {name!r}; supported: {sorted(_ACTIVATIONS)}") from None
+
+
+class Dense(Cell):
+    """``y = activation(x @ weight.T + bias)`` with ``weight`` of shape (out, in), as in MindSpore."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        weight_init="HeUniform",
+        bias_init="zeros",
+        has_bias: bool = True,
+        activation=None,
+    ):
+        super().__init__()
+        self.in_channels, self.out_channels = in_channels, out_channels
+        shape = (out_channels, in_channels)
+        self.weight = Parameter(_initial(weight_init, shape, in_channels, _rng), name=None)
+        self.has_bias = has_bias
+        if has_bias:
+            bias_init = "uniform" if bias_init == "HeUniform" else bias_init
+            self.bias = Parameter(_initial(bias_init, (out_channels,), in_channels, _rng), name=None)
+        self.activation = get_activation(activation)
+
+    def construct(self, x):
+        if x.shape[-1:] != (self.in_channels,):
+            raise ValueError(f"Dense: input has shape {x.shape}, last axis must be {self.in_channels}")
+        if x.ndim > 2:
+            raise ValueError(f"Dense: input must have rank 1 or 2, got shape {x.shape}")
+        y = ops.matmul(x, self.weight.T) if x.ndim == 2 else ops.matmul(self.weight, x)
+        if self.has_bias:
+            y = y + self.bias
+        return self.activation(y) if self.activation is not None else y
+
+
+class SequentialCell(Cell):
+    """Cells applied in order: ``SequentialCell([a, b])`` or ``SequentialCell(a, b)``."""
+
+    def __init__(self, *args):
+        super().__init__()
+        cells = args[0] if len(args) == 1 and isinstance(args[0], list | tuple) else args
+        for i, cell in enumerate(cells):
+            if not isinstance(cell, Cell):
+                raise TypeError(f"SequentialCell: item {i} is {type(cell).__name__}, not a Cell")
+            setattr(self, str(i), cell)
+
+    def __getitem__(self, i: int) -> Cell:
+        return list(self._cells.values())[i]
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def construct(self, x):
+        for cell in self._cells.values():
+            x = cell(x)
+        return x

@@ -1,0 +1,57 @@
+"""``Parameter`` and ``ParameterTuple``: named weights that are free variables of every graph."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from symgrad.core.graph import Var
+from symgrad.tensor import Tensor, _to_array
+
+
+class Parameter(Tensor):
+    """A named, updatable weight. In formulas it appears under its name."""
+
+    def __init__(self, default_input, name: str | None = None, requires_grad: bool = True, **_ignored):
+        data = _to_array(default_input, None)
+        self.name = name or "Parameter"
+        self.requires_grad = requires_grad
+        self._data = data
+        self._node = Var(self.name, data.shape, data.dtype, param=self)
+        self._cache = None
+
+    @property
+    def _env(self) -> dict:
+        return {self._node: self._data}
+
+    def _value(self) -> np.ndarray:
+        return self._data
+
+    def set_data(self, data) -> Parameter:
+        """Replace the value (same shape); tensors built earlier keep the old value."""
+        new = _to_array(data, None).astype(self._data.dtype)
+        if new.shape != self._data.shape:
+            raise ValueError(
+                f"Parameter {self.name!r}: set_data got shape {new.shape}, expected {self._data.shape}"
+            )
+        self._data = new
+        return self
+
+    @property
+    def data(self) -> Parameter:
+        return self
+
+    def __repr__(self) -> str:
+        return f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, requires_grad={self.requires_grad})"
+
+    __hash__ = object.__hash__
+
+
+class ParameterTuple(tuple):
+    """A tuple of Parameters (what ``GradOperation(get_by_list=True)`` differentiates)."""
+
+    def __new__(cls, iterable=()):
+        items = tuple(iterable)
+        for p in items:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"ParameterTuple: every element must be a Parameter, got {type(p).__name__}")
+        return super().__new__(cls, items)

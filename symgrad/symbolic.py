@@ -1,0 +1,41 @@
+"""Symbolic inputs and compiled kernels for batch work.
+
+``placeholder`` is a tensor with a name and shape but no value (the tensor
+analogue of ``sympy.Symbol``). Differentiating functions of placeholders gives
+tensors whose graphs ``kernel`` compiles once and evaluates over arrays of
+points (extra leading axes are batch axes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import lowering
+from symgrad import dtype as mstype
+from symgrad.core.graph import Var
+from symgrad.tensor import Tensor
+
+
+def placeholder(name: str, shape: tuple = (), dtype=mstype.float64) -> Tensor:
+    """A symbolic input: ``x = placeholder("x")`` is a scalar named x."""
+    return Tensor._wrap(Var(name, tuple(shape), mstype.to_dtype(dtype).np), {})
+
+
+def kernel(
+    outputs: Tensor | Sequence[Tensor], inputs: Sequence[Tensor], backend: str = "numpy"
+) -> lowering.Kernel:
+    """Compile ``outputs`` as a function of ``inputs`` (placeholders or Parameters).
+
+    The kernel takes one array per input, each with the input's shape plus any
+    leading batch axes, and returns one array per output.
+    """
+    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    args = []
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor) or not isinstance(t._node, Var):
+            raise TypeError(
+                f"kernel: inputs[{i}] must be a placeholder or a Parameter, got "
+                f"{type(t).__name__} built from op {getattr(t, '_node', None)!r}"
+            )
+        args.append(t._node)
+    return lowering.compile([o._node for o in outs], args, backend)

@@ -1,0 +1,258 @@
+"""``Tensor``: a node of the expression graph together with the values it is bound to.
+
+Arithmetic on tensors builds graph nodes; numbers are computed when asked for
+(``asnumpy``, printing) by a lowered kernel, and a tensor also carries its
+closed form (``expr``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from symgrad import dtype as mstype
+from symgrad.core.families.linalg import matmul
+from symgrad.core.families.structural import getitem, reduce_sum, reshape, transpose
+from symgrad.core.graph import Node, const, free_vars
+from symgrad.core.registry import make_node
+from symgrad.evaluate import Deferred, evaluate
+
+_PY_FLOAT = np.float32  # MindSpore's default for Python floats
+_PY_INT = np.int64
+
+
+def _to_array(data, dtype) -> np.ndarray:
+    if isinstance(data, Tensor):
+        arr = data.asnumpy()
+    elif isinstance(data, np.ndarray | np.generic):
+        arr = np.asarray(data)
+    else:
+        arr = np.asarray(data)
+        if arr.dtype == np.float64:
+            arr = arr.astype(_PY_FLOAT)
+        elif arr.dtype.kind in "iu":
+            arr = arr.astype(_PY_INT)
+        elif arr.dtype.kind not in "fb":
+            raise TypeError(f"Tensor: cannot make a tensor from {type(data).__name__} data {data!r}")
+    if dtype is not None:
+        arr = arr.astype(mstype.to_dtype(dtype).np)
+    return arr
+
+
+def merge_env(*tensors: Any) -> dict:
+    env: dict = {}
+    for t in tensors:
+        if isinstance(t, Tensor):
+            env.update(t._env)
+    return env
+
+
+def as_operand(value) -> Node:
+    """The node of a tensor, or a constant for Python and NumPy numbers."""
+    if isinstance(value, Tensor):
+        return value._node
+    if isinstance(value, bool | int | float):
+        return const(value)
+    if isinstance(value, np.ndarray | np.generic | list | tuple):
+        return const(_to_array(value, None))
+    raise TypeError(f"unsupported operand of type {type(value).__name__}: {value!r}")
+
+
+class Tensor:
+    """A MindSpore-style tensor whose value and derivatives are closed forms."""
+
+    __array_ufunc__ = None  # NumPy defers to Tensor's reflected operators
+
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None):
+        if input_data is None:
+            if shape is None:
+                raise TypeError("Tensor: give input_data, or shape (and dtype) for zeros")
+            input_data = np.zeros(shape, dtype=mstype.to_dtype(dtype or mstype.float32).np)
+        self._node: Node = const(_to_array(input_data, dtype))
+        self._env: dict = {}
+        self._cache: np.ndarray | None = None
+
+    @classmethod
+    def _wrap(cls, node: Node, env: dict) -> Tensor:
+        t = cls.__new__(cls)
+        t._node, t._env, t._cache = node, env, None
+        return t
+
+    # ----- values -----
+    def _value(self) -> np.ndarray:
+        if self._cache is None:
+            self._cache = evaluate([self._node], self._env)[0]
+        return self._cache
+
+    def asnumpy(self) -> np.ndarray:
+        """The value as a NumPy array (a copy)."""
+        return np.array(self._value())
+
+    def __array__(self, dtype=None, copy=None):
+        value = self._value()
+        return value.astype(dtype) if dtype is not None else value
+
+    def item(self):
+        return self._value().item()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError(f"the truth value of a Tensor of shape {self.shape} is ambiguous")
+        return bool(self.item())
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d Tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    @property
+    def expr(self):
+        """The closed form: a SymPy expression (shape ()) or ``sympy.Array``."""
+        from symgrad.closed_form import closed_form
+
+        return closed_form(self)
+
+    @property
+    def is_symbolic(self) -> bool:
+        """True if the tensor depends on traced inputs or parameters."""
+        return bool(free_vars([self._node]))
+
+    # ----- metadata -----
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._node.shape)
+
+    @property
+    def dtype(self) -> mstype.DType:
+        d = self._node.dtype
+        return mstype.to_dtype(d if d is not None else self._value().dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    def __repr__(self) -> str:
+        value = self._value()
+        if value.dtype.kind == "f":
+            body = np.array2string(value, separator=", ", formatter={"float_kind": lambda v: f"{v: .8e}"})
+        else:
+            body = np.array2string(value, separator=", ")
+        lead = "\n" if value.ndim > 1 else " "
+        shape = list(self.shape)
+        return f"Tensor(shape={shape}, dtype={self.dtype}, value={lead}{body})"
+
+    def __str__(self) -> str:
+        return str(self._value())
+
+    # ----- graph building -----
+    def _op(self, name: str, *others, params: tuple = ()) -> Tensor:
+        node = make_node(name, (self._node, *(as_operand(o) for o in others)), params)
+        return Tensor._wrap(node, merge_env(self, *others))
+
+    def _rop(self, name: str, other) -> Tensor:
+        node = make_node(name, (as_operand(other), self._node))
+        return Tensor._wrap(node, merge_env(self, other))
+
+    def __add__(self, o):
+        return self._op("add", o)
+
+    def __radd__(self, o):
+        return self._rop("add", o)
+
+    def __sub__(self, o):
+        return self._op("sub", o)
+
+    def __rsub__(self, o):
+        return self._rop("sub", o)
+
+    def __mul__(self, o):
+        return self._op("mul", o)
+
+    def __rmul__(self, o):
+        return self._rop("mul", o)
+
+    def __truediv__(self, o):
+        return self._op("div", o)
+
+    def __rtruediv__(self, o):
+        return self._rop("div", o)
+
+    def __pow__(self, o):
+        return self._op("pow", o)
+
+    def __rpow__(self, o):
+        return self._rop("pow", o)
+
+    def __matmul__(self, o):
+        return Tensor._wrap(matmul(self._node, as_operand(o)), merge_env(self, o))
+
+    def __rmatmul__(self, o):
+        return Tensor._wrap(matmul(as_operand(o), self._node), merge_env(self, o))
+
+    def __neg__(self):
+        return self._op("neg")
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return self._op("abs")
+
+    def __gt__(self, o):
+        return self._op("greater", o)
+
+    def __lt__(self, o):
+        return self._op("less", o)
+
+    def __getitem__(self, index) -> Tensor:
+        return Tensor._wrap(getitem(self._node, index), self._env)
+
+    def reshape(self, *shape) -> Tensor:
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple | list) else shape
+        return Tensor._wrap(reshape(self._node, shape), self._env)
+
+    def transpose(self, *perm) -> Tensor:
+        perm = perm[0] if len(perm) == 1 and isinstance(perm[0], tuple | list) else perm
+        return Tensor._wrap(transpose(self._node, perm or None), self._env)
+
+    @property
+    def T(self) -> Tensor:
+        return self.transpose()
+
+    def sum(self, axis=None, keepdims: bool = False) -> Tensor:
+        return Tensor._wrap(reduce_sum(self._node, axis, keepdims), self._env)
+
+    def mean(self, axis=None, keep_dims: bool = False) -> Tensor:
+        total = self.sum(axis, keep_dims)
+        return total / (self.size // max(total.size, 1))
+
+    def squeeze(self, axis=None) -> Tensor:
+        axes = range(self.ndim) if axis is None else [axis % self.ndim for axis in np.atleast_1d(axis)]
+        shape = [d for i, d in enumerate(self.shape) if not (i in axes and d == 1)]
+        return self.reshape(tuple(shape))
+
+    def expand_dims(self, axis: int) -> Tensor:
+        shape = list(self.shape)
+        shape.insert(axis % (self.ndim + 1), 1)
+        return self.reshape(tuple(shape))
+
+    __hash__ = object.__hash__
+
+
+def bind_input(tensor: Tensor, var) -> tuple[Tensor, dict]:
+    """A leaf tensor for ``var`` standing for ``tensor`` inside a trace."""
+    return Tensor._wrap(var, {var: Deferred(tensor)}), tensor._env

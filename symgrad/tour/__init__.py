@@ -1,0 +1,1 @@
+"""The guide's examples and a tour that runs them (``symgrad tour``)."""
