@@ -89,5 +89,5 @@ class Kernel:
         value = xp.asarray(value, dtype=dtype if node.dtype is None else None)
         full = batch + node.shape
         if tuple(value.shape) != full:
-            value = xp.broadcast_to(value, full)
-        return xp.ascontiguousarray(value)
+            value = xp.broadcast_to(value, full).copy()  # a writable array, not a view
+        return value

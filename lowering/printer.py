@@ -29,9 +29,11 @@ class Program:
 
 
 def _identifier(name: str, taken: set[str]) -> str:
-    base = re.sub(r"\W", "_", name)
-    if not base or base[0].isdigit() or keyword.iskeyword(base) or base in taken:
-        base = f"{base or 'arg'}_"
+    base = re.sub(r"\W", "_", name) or "arg"
+    if base[0].isdigit():
+        base = f"p{base}"
+    if keyword.iskeyword(base):
+        base = f"{base}_"
     candidate, k = base, 1
     while candidate in taken:
         candidate, k = f"{base}{k}", k + 1

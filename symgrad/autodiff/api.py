@@ -13,7 +13,7 @@ import numpy as np
 
 from symgrad.autodiff.core import forward, reverse
 from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
-from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, trace_inputs
+from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, named_like, trace_inputs
 from symgrad.core.families.structural import reshape, stack, zeros_like
 from symgrad.core.graph import const
 from symgrad.errors import GradError
@@ -74,7 +74,7 @@ class GradOperation:
                 return tuple(gw)
             return tuple(gin) if self.get_all else gin[0]
 
-        return gradient_function
+        return named_like(fn, gradient_function)
 
 
 def _positions(grad_position, who: str) -> tuple[list[int], bool]:
@@ -116,7 +116,7 @@ def _grad_impl(fn, grad_position, weights, has_aux, sens_param, return_ids, with
             return ((outs[0], aux), grads) if with_value else (grads, aux)
         return (value, grads) if with_value else grads
 
-    return grad_fn
+    return named_like(fn, grad_fn)
 
 
 def grad(
@@ -227,7 +227,7 @@ def _jacobian(fn: Callable, grad_position, has_aux: bool, mode: str) -> Callable
         result = tuple(per_out) if is_tuple and not has_aux else per_out[0]
         return (result, aux) if has_aux else result
 
-    return jac_fn
+    return named_like(fn, jac_fn)
 
 
 def jacfwd(fn: Callable, grad_position=0, has_aux: bool = False) -> Callable:

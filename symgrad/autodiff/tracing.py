@@ -35,6 +35,16 @@ def input_names(fn: Callable, count: int) -> list[str]:
     return names[:count]
 
 
+def named_like(fn: Callable, wrapper: Callable) -> Callable:
+    """Give ``wrapper`` the parameter names of ``fn``, so nested traces name inputs alike."""
+    target = getattr(fn, "construct", fn)
+    try:
+        wrapper.__signature__ = inspect.signature(target)
+    except (TypeError, ValueError):
+        pass
+    return wrapper
+
+
 def fn_name(fn: Callable) -> str:
     return type(fn).__name__ if hasattr(fn, "construct") else getattr(fn, "__name__", repr(fn))
 

@@ -134,7 +134,7 @@ def promote(args, float_result: bool):
     strong = [a.dtype for a in args if a.dtype is not None]
     if not strong:
         return None
-    weak = [a.value for a in args if a.dtype is None]
+    weak = [a.value if isinstance(a, Const) else 0.0 for a in args if a.dtype is None]
     dtype = np.result_type(*strong, *weak)
     if float_result and dtype.kind in "biu":
         return np.dtype(np.float32)

@@ -13,10 +13,9 @@ class Primitive:
 
 
 def _simple(name: str, fn) -> type:
-    def __call__(self, *args):
-        return fn(*args)
-
-    return type(name, (Primitive,), {"__call__": __call__, "__doc__": fn.__doc__})
+    """An op class whose call is ``fn`` (so its arguments keep their names, x and y)."""
+    call = staticmethod(fn)
+    return type(name, (Primitive,), {"__call__": call, "construct": call, "__doc__": fn.__doc__})
 
 
 Add, Sub, Mul, Div, Pow, Maximum, Minimum = (

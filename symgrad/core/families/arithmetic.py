@@ -11,13 +11,13 @@ import sympy
 
 from symgrad.core.families._elementwise import elementwise
 from symgrad.core.graph import Node
-from symgrad.core.registry import apply, is_value, make_node
+from symgrad.core.registry import apply, broadcast_shapes, is_value, make_node, promote
 
 
 def _same_shape(node: Node, args) -> bool:
-    from symgrad.core.registry import broadcast_shapes
-
-    return node.shape == broadcast_shapes("", *(a.shape for a in args))
+    """True if ``node`` can stand for the op's result: same shape and same dtype."""
+    shape = broadcast_shapes("", *(a.shape for a in args))
+    return node.shape == shape and node.dtype == promote(args, float_result=False)
 
 
 def _simplify_add(args, params):

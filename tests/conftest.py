@@ -1,0 +1,24 @@
+"""Shared test settings: seeded randomness, paths to the shared guide and data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+GUIDE = SHARED / "seeds" / "000_b6042d210900a91b.txt"
+PINN_REFERENCE = SHARED / "data" / "pinn_reference_H32_N1000.npz"
+
+settings.register_profile(
+    "symgrad", deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("symgrad")
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(1234)

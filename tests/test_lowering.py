@@ -1,0 +1,130 @@
+"""Kernels: readable source, shared subexpressions, batch axes, caching, and the op table's completeness."""
+
+from __future__ import annotations
+
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+
+import lowering
+import symgrad
+from symgrad import ops
+from symgrad.closed_form import to_sympy
+from symgrad.core.registry import CUSTOM, ELEMENTWISE, LINEAR, NONDIFF, OPS
+
+BACKEND_KEYS = ("numpy", "c", "mindspore")
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_every_op_has_a_rule_and_backend_names(name):
+    op = OPS[name]
+    assert op.kind in (ELEMENTWISE, LINEAR, CUSTOM, NONDIFF)
+    if op.kind == ELEMENTWISE:
+        assert len(op.partials) == op.arity
+    if op.kind == LINEAR:
+        assert op.transpose is not None
+    if op.kind == CUSTOM:
+        assert op.jvp is not None and op.vjp is not None
+    assert op.names.get("numpy") and op.names.get("mindspore"), f"{name} lacks a backend name"
+    if op.kind in (ELEMENTWISE, NONDIFF):
+        assert op.names.get("c"), f"{name} lacks a CUDA C name"
+
+
+UNARY_DOMAIN = {
+    "sqrt": (0.2, 3.0), "log": (0.2, 3.0), "atanh": (-0.8, 0.8), "asin": (-0.8, 0.8),
+    "acos": (-0.8, 0.8), "tan": (-1.2, 1.2),
+}  # fmt: skip
+UNARY = [n for n, op in OPS.items() if op.kind == ELEMENTWISE and op.arity == 1]
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_kernels_match_50_digit_references_up_to_third_order(name, rng):
+    """Each unary op and its first three derivatives, kernel vs SymPy at 50 digits."""
+    lo, hi = UNARY_DOMAIN.get(name, (-2.0, 2.0))
+    points = rng.uniform(lo, hi, 5)
+    points = points[np.abs(points) > 1e-3]  # away from the relu/abs kink
+    x = symgrad.placeholder("x")
+    fn = getattr(ops, name)
+    d1 = ops.grad(fn)
+    d2 = ops.grad(d1)
+    d3 = ops.grad(d2)
+    outputs = [fn(x), d1(x), d2(x), d3(x)]
+    kernel = symgrad.kernel(outputs, [x])
+    values = kernel(points)
+    exprs = [to_sympy([o._node])[0][()] for o in outputs]
+    sym = next(iter(exprs[0].free_symbols))
+    for expr, got in zip(exprs, values):
+        for p, v in zip(points, got):
+            ref = expr.subs(sym, mpmath.mpf(p)).evalf(50)
+            assert abs(float(ref) - v) <= 1e-12 * (1 + abs(float(ref))), (name, p)
+
+
+def test_source_is_readable_and_shares_common_subexpressions():
+    x = symgrad.placeholder("x")
+    y = ops.sin(x) * ops.sin(x) + ops.cos(x)
+    k = symgrad.kernel([y, ops.grad(lambda x: ops.sin(x) * ops.sin(x) + ops.cos(x))(x)], [x])
+    assert k.source.startswith("def kernel(x, _c):")
+    assert k.source.count("np.sin(x)") == 1 and k.source.count("np.cos(x)") == 1
+    assert k.arg_names == ["x"] and k.backend == "numpy"
+
+
+def test_batch_axes_broadcast_and_agree_with_single_points(rng):
+    x = symgrad.placeholder("x", (3,))
+    w = symgrad.Parameter(symgrad.Tensor(rng.normal(size=(3, 2))), name="w")
+    out = ops.tanh(ops.matmul(x, w)).sum()
+    (gx,) = ops.grad(lambda x: ops.tanh(ops.matmul(x, w)).sum(), (0,))(x)
+    k = symgrad.kernel([out, gx], [x, w])
+    points = rng.normal(size=(4, 5, 3))
+    batch_out, batch_g = k(points, w.asnumpy())
+    assert batch_out.shape == (4, 5) and batch_g.shape == (4, 5, 3)
+    for idx in np.ndindex(4, 5):
+        single_out, single_g = k(points[idx], w.asnumpy())
+        np.testing.assert_allclose(batch_out[idx], single_out)
+        np.testing.assert_allclose(batch_g[idx], single_g)
+
+
+def test_compiled_functions_are_cached_by_source():
+    x = symgrad.placeholder("x")
+    first = symgrad.kernel(ops.exp(x) * 3, [x])
+    second = symgrad.kernel(ops.exp(x) * 3, [x])
+    assert first._fn is second._fn
+
+
+def test_weak_scalar_outputs_take_the_inputs_dtype():
+    x = symgrad.placeholder("x", dtype=symgrad.dtype.float32)
+    k = symgrad.kernel(ops.grad(lambda x: x * 2)(x), [x])
+    (out,) = k(np.ones(4, np.float32))
+    assert out.dtype == np.float32 and out.shape == (4,)
+    np.testing.assert_array_equal(out, 2)
+
+
+def test_sigmoid_has_no_overflow_warning():
+    x = symgrad.placeholder("x")
+    k = symgrad.kernel([ops.sigmoid(x), ops.grad(ops.sigmoid)(x)], [x])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value, slope = k(np.array([-800.0, 0.0, 800.0]))
+    np.testing.assert_allclose(value, [0, 0.5, 1])
+    np.testing.assert_allclose(slope, [0, 0.25, 0])
+
+
+def test_backends_are_listed():
+    assert lowering.backends() == ["numpy", "cupy"]
+    assert "numpy" in lowering.available_backends()
+
+
+@pytest.mark.skipif(
+    "cupy" not in lowering.available_backends() or not symgrad.context.gpu_available(),
+    reason="CuPy with a CUDA GPU is not available here",
+)
+def test_cupy_kernel_matches_numpy(rng):  # pragma: no cover - needs a GPU
+    import cupy
+
+    x = symgrad.placeholder("x", (3,))
+    out = ops.grad(lambda x: ops.grad(lambda x: (ops.tanh(x) ** 3).sum())(x).sum())(x)
+    points = rng.normal(size=(100, 3))
+    (ref,) = symgrad.kernel(out, [x])(points)
+    (gpu,) = symgrad.kernel(out, [x], backend="cupy")(cupy.asarray(points))
+    np.testing.assert_allclose(cupy.asnumpy(gpu), ref, rtol=1e-12)
