@@ -6,8 +6,10 @@ derivative and whose numbers come from a compiled kernel (see ``lowering``).
 """
 
 from symgrad import context, dtype, nn, ops
+from symgrad.autodiff.api import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp
 from symgrad.closed_form import closed_form
-from symgrad.context import get_context, set_context
+from symgrad.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+from symgrad.dtype import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 from symgrad.errors import GradError, OpError, SymgradError, UnboundError
 from symgrad.parameter import Parameter, ParameterTuple
 from symgrad.symbolic import kernel, placeholder
@@ -16,6 +18,24 @@ from symgrad.tensor import Tensor
 __version__ = "0.1.0"
 
 __all__ = [
+    "GRAPH_MODE",
+    "PYNATIVE_MODE",
+    "bool_",
+    "float16",
+    "float32",
+    "float64",
+    "grad",
+    "hessian",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "jacfwd",
+    "jacrev",
+    "jvp",
+    "uint8",
+    "value_and_grad",
+    "vjp",
     "GradError",
     "OpError",
     "Parameter",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from symgrad.autodiff.api import stop_gradient  # noqa: F401  (MindSpore's F.stop_gradient)
 from symgrad.core.families.linalg import matmul as _matmul_node
 from symgrad.core.families.structural import broadcast_to as _broadcast_node
 from symgrad.core.families.structural import stack as _stack_node
