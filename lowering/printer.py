@@ -71,7 +71,7 @@ def print_program(outputs: Sequence[Node], args: Sequence[Var], template_key: st
             else:
                 line = f"_c[{len(consts)}]"
                 consts.append(node.value)
-            name = f"c{len(consts) + len(body)}"
+            name = f"c{len(body)}"
             body.append(f"{name} = {line}")
             code[node] = name
             continue

@@ -241,7 +241,7 @@ class Tensor:
         return total / (self.size // max(total.size, 1))
 
     def squeeze(self, axis=None) -> Tensor:
-        axes = range(self.ndim) if axis is None else [axis % self.ndim for axis in np.atleast_1d(axis)]
+        axes = range(self.ndim) if axis is None else [int(a) % self.ndim for a in np.atleast_1d(axis)]
         shape = [d for i, d in enumerate(self.shape) if not (i in axes and d == 1)]
         return self.reshape(tuple(shape))
 

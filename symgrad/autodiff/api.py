@@ -65,8 +65,8 @@ class GradOperation:
                 args, sens = args[:-1], args[-1]
             if not args:
                 raise GradError("GradOperation: the network was called with no inputs")
-            positions = range(len(args)) if self.get_all else [0]
-            positions = [p for p in positions if isinstance(args[p], Tensor)] if self.get_all else positions
+            # get_all differentiates every Tensor input; other arguments pass through
+            positions = [p for p, a in enumerate(args) if isinstance(a, Tensor)] if self.get_all else [0]
             _, _, gin, gw = reverse(fn, args, positions, params, sens, who="GradOperation")
             if self.get_all and self.get_by_list:
                 return tuple(gin), tuple(gw)

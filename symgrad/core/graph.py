@@ -9,7 +9,6 @@ construction, and a graph is a DAG that is walked, never expanded.
 
 from __future__ import annotations
 
-import itertools
 import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -42,13 +41,11 @@ class Node:
 class Var(Node):
     """A free variable: a traced input, a sens tensor, or a Parameter."""
 
-    __slots__ = ("name", "uid", "param")
-    _counter = itertools.count()
+    __slots__ = ("name", "param")
 
     def __init__(self, name: str, shape: Shape, dtype, param: Any = None):
         super().__init__("var", (), (), tuple(shape), np.dtype(dtype))
         self.name = name
-        self.uid = next(Var._counter)
         self.param = param
 
     def __repr__(self) -> str:

@@ -25,9 +25,9 @@ def _initial(init, shape, fan_in: int, rng: np.random.Generator) -> np.ndarray:
         "normal": lambda: rng.normal(0.0, 0.01, shape),
         "uniform": lambda: rng.uniform(-bound, bound, shape),
         "heuniform": lambda: rng.uniform(-bound, bound, shape),
-        "xavier_uniform": lambda: rng.uniform(-1, 1, shape) * math.sqrt(6 / (shape[0] + shape[-1])),
+        "xavieruniform": lambda: rng.uniform(-1, 1, shape) * math.sqrt(6 / (shape[0] + shape[-1])),
     }
-    key = str(init).lower().replace("_", "") if init != "xavier_uniform" else init
+    key = str(init).lower().replace("_", "")
     if key not in table:
         raise ValueError(f"Dense: unknown initializer {init!r}; known: {sorted(table)}")
     return table[key]().astype(np.float32)
