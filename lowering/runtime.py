@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from types import ModuleType
 
+from symgrad.core.families.structural import index_to_python
+
 
 def _index(index: tuple) -> tuple:
-    return (Ellipsis,) + tuple(slice(*i) if isinstance(i, tuple) else i for i in index)
+    return (Ellipsis,) + index_to_python(index)
 
 
 class ArrayRuntime:

@@ -14,7 +14,7 @@ import numpy as np
 from symgrad import dtype as mstype
 from symgrad.core.families.linalg import matmul
 from symgrad.core.families.structural import getitem, reduce_sum, reshape, transpose
-from symgrad.core.graph import Node, const, free_vars
+from symgrad.core.graph import Const, Node, const, free_vars
 from symgrad.core.registry import make_node
 from symgrad.evaluate import Deferred, evaluate
 
@@ -26,7 +26,7 @@ def _to_array(data, dtype) -> np.ndarray:
     if isinstance(data, Tensor):
         arr = data.asnumpy()
     elif isinstance(data, np.ndarray | np.generic):
-        arr = np.asarray(data)
+        arr = np.array(data)  # a copy: later edits of the caller's array do not leak in
     else:
         arr = np.asarray(data)
         if arr.dtype == np.float64:
@@ -73,16 +73,29 @@ class Tensor:
         self._env: dict = {}
         self._cache: np.ndarray | None = None
 
+    _group: list[Tensor] | None = None  # tensors evaluated together (one kernel)
+
     @classmethod
     def _wrap(cls, node: Node, env: dict) -> Tensor:
         t = cls.__new__(cls)
         t._node, t._env, t._cache = node, env, None
         return t
 
+    @staticmethod
+    def _evaluate_together(tensors: list[Tensor]) -> None:
+        """Later evaluation of any of ``tensors`` computes all of them in one kernel."""
+        for t in tensors:
+            t._group = tensors
+
     # ----- values -----
     def _value(self) -> np.ndarray:
+        if self._cache is None and isinstance(self._node, Const) and not self._node.is_weak:
+            self._cache = self._node.value  # plain data: nothing to compute
         if self._cache is None:
-            self._cache = evaluate([self._node], self._env)[0]
+            group = self._group or [self]
+            env = merge_env(*group)
+            for t, value in zip(group, evaluate([t._node for t in group], env)):
+                t._cache = value
         return self._cache
 
     def asnumpy(self) -> np.ndarray:

@@ -128,3 +128,19 @@ def test_cupy_kernel_matches_numpy(rng):  # pragma: no cover - needs a GPU
     (ref,) = symgrad.kernel(out, [x])(points)
     (gpu,) = symgrad.kernel(out, [x], backend="cupy")(cupy.asarray(points))
     np.testing.assert_allclose(cupy.asnumpy(gpu), ref, rtol=1e-12)
+
+
+def test_results_of_one_call_are_evaluated_by_one_kernel(monkeypatch):
+    import symgrad.tensor as tensor_module
+
+    calls = []
+    real = tensor_module.evaluate
+    monkeypatch.setattr(
+        tensor_module, "evaluate", lambda nodes, env: calls.append(len(nodes)) or real(nodes, env)
+    )
+    x = symgrad.Tensor(np.array([0.5, 1.5]))
+    gx, gy = ops.grad(lambda x, y: ops.sin(x) * ops.cos(y), (0, 1))(x, x)
+    gx.asnumpy()
+    gy.asnumpy()
+    assert calls == [3]  # the function's value and both gradients, in one kernel
+    np.testing.assert_allclose(gy.asnumpy(), -(np.sin([0.5, 1.5]) ** 2))

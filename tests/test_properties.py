@@ -37,6 +37,10 @@ UNARY = {
     "mean_shift": lambda a: a - ops.ReduceMean(keep_dims=True)(a, 0) * 0.5,
     "stack": lambda a: ops.stack([a[1], a[0] * a[1]]),
     "transpose": lambda a: ops.Transpose()(ops.broadcast_to(a, (2, 2)), (1, 0)).sum(axis=1),
+    # kinks sit at a random offset, so a sampled point lands within the FD step of one with
+    # probability ~1e-6
+    "relu": lambda a: ops.relu(a - 0.123) + a,
+    "abs": lambda a: ops.abs(a + 0.0711),
 }
 BINARY = {
     "add": lambda a, b: a + b,
@@ -45,6 +49,8 @@ BINARY = {
     "div": lambda a, b: a / (1.5 + ops.cos(b)),
     "pow_const": lambda a, b: a**3 + b,
     "pow": lambda a, b: ops.pow(1.5 + ops.tanh(a), ops.tanh(b)),
+    "maximum": lambda a, b: ops.maximum(a, b + 0.0917),
+    "minimum": lambda a, b: ops.minimum(a, b - 0.0413) * a,
     "matmul_w": None,  # uses the weight, see build()
 }
 
@@ -87,8 +93,11 @@ def reference(fn, w, x, y):
     expr = fn(px, py).expr
     point = [*x.asnumpy(), *y.asnumpy(), *w.asnumpy().ravel()]
 
+    # points are away from kinks, where sympy.diff's DiracDelta vanishes and Heaviside is a step
+    kinks = {"DiracDelta": lambda *a: 0, "Heaviside": lambda v, *h0: 1 if v > 0 else 0}
+
     def at(formula):
-        return float(sympy.lambdify(SYMS, formula, "mpmath")(*point))
+        return float(sympy.lambdify(SYMS, formula, [kinks, "mpmath"])(*point))
 
     return expr, at
 

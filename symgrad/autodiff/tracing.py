@@ -70,7 +70,9 @@ class Trace:
         """Tensors for ``nodes`` with substituted inputs put back."""
         nodes = substitute(list(nodes), self.mapping) if self.mapping else list(nodes)
         env = {**self.env, **merge_env(*tensors)}
-        return [Tensor._wrap(n, env) for n in nodes]
+        results = [Tensor._wrap(n, env) for n in nodes]
+        Tensor._evaluate_together(results)
+        return results
 
 
 def as_outputs(out, fn: Callable) -> tuple[list[Tensor], bool]:

@@ -126,8 +126,12 @@ def normalize_index(shape, index) -> tuple:
 
 
 def index_to_python(index: tuple) -> tuple:
-    """The normalized index as Python ints and slices."""
-    return tuple(slice(*i) if isinstance(i, tuple) else i for i in index)
+    """The normalized index as Python ints and slices.
+
+    ``slice.indices`` gives stop -1 for a reversed slice that runs past the start;
+    as a slice bound -1 would mean the last element, so it becomes None.
+    """
+    return tuple(slice(i[0], None if i[1] < 0 else i[1], i[2]) if isinstance(i, tuple) else i for i in index)
 
 
 def _indexed_shape(shape, index) -> tuple[int, ...]:
