@@ -35,6 +35,17 @@ class Backend:
     def to_numpy(self, value) -> np.ndarray:
         return np.asarray(value)
 
+    def is_float(self, value) -> bool:
+        return value.dtype.kind == "f"
+
+    def asarray_like(self, value, like):
+        """``value`` as an array, in ``like``'s dtype when ``like`` is given."""
+        return self.xp().asarray(value, dtype=None if like is None else like.dtype)
+
+    def broadcast_copy(self, value, shape: tuple):
+        """A writable array of ``shape`` (not a broadcast view)."""
+        return self.xp().broadcast_to(value, shape).copy()
+
 
 class NumpyBackend(Backend):
     name = "numpy"
@@ -53,4 +64,34 @@ class CupyBackend(Backend):
         return self.xp().asnumpy(value)
 
 
-BACKENDS: dict[str, Backend] = {b.name: b for b in (NumpyBackend(), CupyBackend())}
+class TorchBackend(Backend):
+    """PyTorch (CPU or CUDA tensors); results stay differentiable by torch's autograd."""
+
+    name = "torch"
+    module = "torch"
+    install_hint = "pip install torch"
+
+    def namespace(self) -> dict:
+        from lowering.torch_runtime import TorchRuntime
+
+        runtime = TorchRuntime(self.xp())
+        return {"np": runtime.xp, "xp": runtime.xp, "rt": runtime}
+
+    def asarray(self, value):
+        torch = self.xp()
+        return value if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
+
+    def to_numpy(self, value) -> np.ndarray:
+        return value.detach().cpu().numpy()
+
+    def is_float(self, value) -> bool:
+        return value.is_floating_point()
+
+    def asarray_like(self, value, like):
+        return self.xp().as_tensor(value, dtype=None if like is None else like.dtype)
+
+    def broadcast_copy(self, value, shape: tuple):
+        return value.broadcast_to(shape).clone()
+
+
+BACKENDS: dict[str, Backend] = {b.name: b for b in (NumpyBackend(), CupyBackend(), TorchBackend())}

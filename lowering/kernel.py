@@ -58,11 +58,20 @@ class Kernel:
             raise TypeError(
                 f"kernel takes {len(self._args)} arrays ({', '.join(self.arg_names)}), got {len(arrays)}"
             )
-        values = [self._backend.asarray(a) for a in arrays]
+        backend = self._backend
+        values = [backend.asarray(a) for a in arrays]
         batch = self._batch_shape(values)
         out = self._fn(*values, self._program.consts)
-        dtype = self._float_dtype(values)
-        return tuple(self._finish(v, node, batch, dtype) for v, node in zip(out, self._outputs))
+        like = next((v for v in values if backend.is_float(v)), None)
+        results = []
+        for value, node in zip(out, self._outputs):
+            # a weakly typed result (a Python number) takes the dtype of the float inputs
+            value = backend.asarray_like(value, like if node.dtype is None else None)
+            full = batch + node.shape
+            if tuple(value.shape) != full:
+                value = backend.broadcast_copy(value, full)
+            results.append(value)
+        return tuple(results)
 
     def _batch_shape(self, values) -> tuple[int, ...]:
         leading = []
@@ -78,16 +87,3 @@ class Kernel:
             return tuple(np.broadcast_shapes(*leading)) if leading else ()
         except ValueError:
             raise OpError(f"kernel arguments have batch shapes {leading} that do not broadcast") from None
-
-    @staticmethod
-    def _float_dtype(values):
-        floats = [v.dtype for v in values if v.dtype.kind == "f"]
-        return np.result_type(*floats) if floats else np.dtype(np.float64)
-
-    def _finish(self, value, node: Node, batch, dtype):
-        xp = self._backend.xp()
-        value = xp.asarray(value, dtype=dtype if node.dtype is None else None)
-        full = batch + node.shape
-        if tuple(value.shape) != full:
-            value = xp.broadcast_to(value, full).copy()  # a writable array, not a view
-        return value

@@ -72,6 +72,9 @@ class ArrayRuntime:
             return xp.matmul(b, xp.swapaxes(a, -1, -2)) if a.ndim == 2 else xp.matmul(a, b[..., None])[..., 0]
         return xp.sum(a * b, axis=-1)
 
+    def relu(self, x):
+        return self.xp.maximum(x, 0)
+
     def sigmoid(self, x):
         """1 / (1 + exp(-x)) without overflow warnings for large |x|."""
         return self.xp.exp(-self.xp.logaddexp(0, -x))

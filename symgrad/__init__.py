@@ -14,6 +14,7 @@ from symgrad.errors import GradError, OpError, SymgradError, UnboundError
 from symgrad.parameter import Parameter, ParameterTuple
 from symgrad.symbolic import kernel, placeholder
 from symgrad.tensor import Tensor
+from symgrad.verification import verify
 
 __version__ = "0.1.0"
 
@@ -35,6 +36,7 @@ __all__ = [
     "jvp",
     "uint8",
     "value_and_grad",
+    "verify",
     "vjp",
     "GradError",
     "OpError",

@@ -71,6 +71,15 @@ def _elementwise(fn, arrays, params, shape) -> np.ndarray:
     return out
 
 
+def _object_array(value, shape) -> np.ndarray:
+    """An object array of ``shape`` (indexing one element gives a bare SymPy scalar)."""
+    if isinstance(value, np.ndarray):
+        return value.reshape(shape)
+    out = np.empty((), dtype=object)
+    out[()] = value
+    return out.reshape(shape)
+
+
 def to_sympy(nodes: Sequence[Node], symbols: dict[Var, np.ndarray] | None = None) -> list[np.ndarray]:
     """Object arrays of SymPy expressions for ``nodes`` (flattens the graph)."""
     order = topo_order(nodes)
@@ -88,7 +97,7 @@ def to_sympy(nodes: Sequence[Node], symbols: dict[Var, np.ndarray] | None = None
             if op.kind in (ELEMENTWISE, NONDIFF):
                 values[node] = _elementwise(op.sympy, arrays, node.params, node.shape)
             else:
-                values[node] = op.sympy(arrays, node)
+                values[node] = _object_array(op.sympy(arrays, node), node.shape)
     return [values[n] for n in nodes]
 
 

@@ -1,0 +1,31 @@
+"""Gradient checks for a project's own test suite.
+
+``assert_grads_match(fn, *inputs, order=2)`` raises an AssertionError carrying the
+full report when any comparison fails. With symgrad installed, pytest also gets a
+``grad_check`` fixture (this module is registered as a pytest plugin)::
+
+    def test_my_layer(grad_check):
+        grad_check(my_layer, x, order=2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from symgrad.verification import Report, verify
+
+
+def assert_grads_match(fn: Callable, *inputs, order: int = 1, **options) -> Report:
+    """Verify ``fn`` at ``inputs``; raise AssertionError with the report on any failure."""
+    report = verify(fn, *inputs, order=order, **options)
+    if not report.ok:
+        raise AssertionError("gradient check failed\n" + str(report))
+    return report
+
+
+@pytest.fixture
+def grad_check() -> Callable[..., Report]:
+    """``grad_check(fn, *inputs, order=1, **options)``: :func:`assert_grads_match` as a fixture."""
+    return assert_grads_match

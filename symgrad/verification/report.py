@@ -1,0 +1,92 @@
+"""The verification report: one row per (derivative, method) comparison, and notes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+OK, FAIL, KINK = "ok", "FAIL", "explained: kink"
+
+
+@dataclass
+class Row:
+    """``got`` compared with the 50-digit reference for one derivative block."""
+
+    derivative: str
+    method: str
+    max_abs: float
+    max_rel: float
+    where: tuple
+    got: float
+    reference: float
+    rtol: float
+    atol: float
+    verdict: str
+
+
+def compare(derivative: str, method: str, got, reference: np.ndarray, rtol: float, atol: float) -> Row:
+    """A row: the largest error, where it is, and whether every element is within tolerance."""
+    got = np.broadcast_to(np.asarray(got, dtype=np.float64), reference.shape)
+    err = np.abs(got - reference)
+    nonzero = np.abs(reference) > atol
+    rel = np.where(nonzero, err / np.where(nonzero, np.abs(reference), 1.0), 0.0)
+    excess = err - (atol + rtol * np.abs(reference))
+    if reference.size == 0:
+        return Row(derivative, method, 0.0, 0.0, (), 0.0, 0.0, rtol, atol, OK)
+    worst = np.unravel_index(int(np.argmax(excess if np.any(excess > 0) else err)), reference.shape)
+    verdict = OK if np.all(np.isfinite(got)) and np.all(excess <= 0) else FAIL
+    return Row(
+        derivative, method, float(err.max()), float(rel.max()), tuple(int(i) for i in worst),
+        float(got[worst]), float(reference[worst]), rtol, atol, verdict,
+    )  # fmt: skip
+
+
+@dataclass
+class Report:
+    """Everything ``symgrad.verify`` compared, with verdicts a person can act on."""
+
+    title: str
+    rows: list[Row] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when no comparison failed (explained kink differences are not failures)."""
+        return all(r.verdict != FAIL for r in self.rows)
+
+    @property
+    def failures(self) -> list[Row]:
+        return [r for r in self.rows if r.verdict == FAIL]
+
+    def __str__(self) -> str:
+        head = (
+            "derivative",
+            "compared with",
+            "max abs err",
+            "max rel err",
+            "where",
+            "got",
+            "reference",
+            "tolerance",
+            "verdict",
+        )
+        body = [
+            (
+                r.derivative, r.method, f"{r.max_abs:.2e}", f"{r.max_rel:.2e}", str(list(r.where)),
+                f"{r.got:.10g}", f"{r.reference:.10g}", f"rtol {r.rtol:.0e}, atol {r.atol:.1e}", r.verdict,
+            )
+            for r in self.rows
+        ]  # fmt: skip
+        widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
+        lines = [self.title, "  ".join(h.ljust(w) for h, w in zip(head, widths))]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in body]
+        lines += [f"note: {n}" for n in self.notes]
+        failed = len(self.failures)
+        lines.append(
+            "verdict: all comparisons agree" if not failed else f"verdict: {failed} comparison(s) FAILED"
+        )
+        return "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:
+        return "```\n" + str(self) + "\n```"
