@@ -108,6 +108,13 @@ def test_expr_is_a_sympy_object_to_keep_working_with():
     )
 
 
+def test_gradient_of_one_element_is_a_one_hot_formula():
+    w = symgrad.placeholder("w", (3,))
+    g = ops.grad(lambda w: w[1] * w[2])(w).expr
+    w2, w3 = sympy.symbols("w2 w3", real=True)
+    assert list(g) == [0, w3, w2]
+
+
 def test_symbol_naming_follows_the_guide():
     assert symbol_names("x", (2, 3), False) == ["x1", "x2", "x3", "x4", "x5", "x6"]
     assert symbol_names("x", (1,), False) == ["x1"]

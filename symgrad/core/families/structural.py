@@ -280,7 +280,9 @@ def _sym_reduce(arrays, node):
 def _sym_scatter(arrays, node):
     index, shape = node.params
     out = np.full(shape, sympy.Integer(0), dtype=object)
-    out[index_to_python(index)] = arrays[0]
+    update = arrays[0]
+    # a 0-d object array assigned to one element would be stored as the array itself
+    out[index_to_python(index)] = update[()] if update.ndim == 0 else update
     return out
 
 
