@@ -11,6 +11,7 @@ from symgrad.closed_form import closed_form
 from symgrad.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
 from symgrad.dtype import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 from symgrad.errors import GradError, OpError, SymgradError, UnboundError
+from symgrad.explain import explain, graph_dot, render_graph
 from symgrad.parameter import Parameter, ParameterTuple
 from symgrad.symbolic import kernel, placeholder
 from symgrad.tensor import Tensor
@@ -48,10 +49,13 @@ __all__ = [
     "closed_form",
     "context",
     "dtype",
+    "explain",
     "get_context",
+    "graph_dot",
     "kernel",
     "nn",
     "ops",
     "placeholder",
+    "render_graph",
     "set_context",
 ]

@@ -1,4 +1,7 @@
-"""The ``symgrad`` command: ``symgrad tour [section]`` and ``symgrad verify script.py``."""
+"""The ``symgrad`` command: ``tour``, ``derive``, ``explain`` and ``verify``.
+
+Errors are one line on stderr with exit status 2.
+"""
 
 from __future__ import annotations
 
@@ -10,30 +13,70 @@ from pathlib import Path
 from symgrad.tour.runner import SECTIONS, run_tour
 
 
-def _tour(section: str | None) -> int:
-    if section and section not in SECTIONS:
-        print(
-            f"symgrad tour: unknown section {section!r}; choose from {', '.join(SECTIONS)}", file=sys.stderr
-        )
-        return 2
-    return 0 if run_tour(section) else 1
+class UsageError(Exception):
+    """A problem the user can fix; printed as one line."""
 
 
-def _verify(script: str) -> int:
+def _script(path: str) -> Path:
+    script = Path(path)
+    if not script.is_file():
+        raise UsageError(f"no such script {path!r}")
+    return script
+
+
+def _tour(args) -> int:
+    if args.section and args.section not in SECTIONS:
+        raise UsageError(f"unknown section {args.section!r}; choose from {', '.join(SECTIONS)}")
+    fmt = "latex" if args.latex else "markdown" if args.markdown else "text"
+    return 0 if run_tour(args.section, lang=args.lang, fmt=fmt) else 1
+
+
+def _derive(args) -> int:
+    from symgrad.explain.derive import DeriveError, derive
+
+    at = {}
+    for item in args.at or []:
+        name, sep, value = item.partition("=")
+        try:
+            at[name] = float(value)
+        except ValueError:
+            raise UsageError(f"--at takes name=number, got {item!r}") from None
+        if not sep:
+            raise UsageError(f"--at takes name=number, got {item!r}")
+    try:
+        rows = derive(args.formula, args.wrt, args.order, at or None)
+    except DeriveError as exc:
+        raise UsageError(str(exc)) from None
+    for label, expr, value in rows:
+        print(f"{label} = {expr}" + (f" = {value:.12g}" if value is not None else ""))
+    return 0
+
+
+def _explain(args) -> int:
+    from symgrad.autodiff.recording import recording
+    from symgrad.explain.build import explain_episodes
+
+    script = _script(args.script)
+    with recording() as episodes:
+        runpy.run_path(str(script), run_name="__main__")
+    if not episodes:
+        raise UsageError(f"{args.script} differentiated nothing")
+    explanation = explain_episodes(episodes, args.lang)
+    print(
+        explanation.latex() if args.latex else explanation.markdown() if args.markdown else explanation.text()
+    )
+    return 0
+
+
+def _verify(args) -> int:
     """Run a script, print every report its ``symgrad.verify`` calls make; 1 on a real mismatch."""
     from symgrad.verification import collect
 
-    path = Path(script)
-    if not path.is_file():
-        print(f"symgrad verify: no such script {script!r}", file=sys.stderr)
-        return 2
+    script = _script(args.script)
     with collect() as reports:
-        runpy.run_path(str(path), run_name="__main__")
+        runpy.run_path(str(script), run_name="__main__")
     if not reports:
-        print(
-            f"symgrad verify: {script} made no symgrad.verify(...) call; nothing was checked", file=sys.stderr
-        )
-        return 2
+        raise UsageError(f"{args.script} made no symgrad.verify(...) call; nothing was checked")
     for report in reports:
         print(report, end="\n\n")
     failed = sum(not r.ok for r in reports)
@@ -41,17 +84,40 @@ def _verify(script: str) -> int:
     return 1 if failed else 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="symgrad", description="Closed-form derivatives, MindSpore style.")
-    sub = parser.add_subparsers(dest="command", required=True)
+def _formats(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the derivation")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--latex", action="store_true", help="print LaTeX")
+    group.add_argument("--markdown", action="store_true", help="print Markdown")
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(prog="symgrad", description="Closed-form derivatives, MindSpore style.")
+    sub = main.add_subparsers(dest="command", required=True)
     tour = sub.add_parser("tour", help="walk through the guide's derivations and check its numbers")
     tour.add_argument("section", nargs="?", help=f"one section: {', '.join(SECTIONS)}")
-    check = sub.add_parser("verify", help="run the gradient checks (symgrad.verify calls) a script declares")
-    check.add_argument("script", help="a Python file that calls symgrad.verify(...)")
-    args = parser.parse_args(argv)
-    if args.command == "tour":
-        return _tour(args.section)
-    return _verify(args.script)
+    _formats(tour)
+    derive = sub.add_parser("derive", help='closed-form derivatives of a formula, e.g. "sin(x)*y**2"')
+    derive.add_argument("formula")
+    derive.add_argument("--wrt", nargs="+", required=True, help="variables to differentiate by")
+    derive.add_argument("--order", type=int, default=1, help="highest order (all mixed partials)")
+    derive.add_argument("--at", nargs="+", metavar="NAME=VALUE", help="also evaluate at this point")
+    explain = sub.add_parser("explain", help="explain every derivative a script computes")
+    explain.add_argument("script")
+    _formats(explain)
+    verify = sub.add_parser("verify", help="run the gradient checks (symgrad.verify calls) a script declares")
+    verify.add_argument("script", help="a Python file that calls symgrad.verify(...)")
+    return main
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    handler = {"tour": _tour, "derive": _derive, "explain": _explain, "verify": _verify}[args.command]
+    try:
+        return handler(args)
+    except UsageError as exc:
+        print(f"symgrad {args.command}: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -6,8 +6,16 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from symgrad.autodiff import recording
 from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
-from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, fn_name, trace_inputs
+from symgrad.autodiff.tracing import (
+    Trace,
+    as_outputs,
+    check_differentiable,
+    fn_name,
+    input_names,
+    trace_inputs,
+)
 from symgrad.core.families.structural import full, zeros_like
 from symgrad.core.graph import Node
 from symgrad.errors import GradError
@@ -65,7 +73,8 @@ def reverse(
         check_differentiable(args[p], f"input {p}", who)
     for w in weights:
         check_differentiable(w, f"parameter {w.name!r}", who)
-    outputs, is_tuple = as_outputs(fn(*leaves), fn)
+    with recording.inside_trace():
+        outputs, is_tuple = as_outputs(fn(*leaves), fn)
     differentiated = outputs[:1] if has_aux else outputs
     if sens is None:
         cot = [_ones(o._node) for o in differentiated]
@@ -80,6 +89,15 @@ def reverse(
     grads = [_or_zeros(g, x) for g, x in zip(grads, wrt)]
     tensors = trace.finish([o._node for o in outputs] + grads, *outputs)
     n_out, n_in = len(outputs), len(positions)
+    names = input_names(fn, len(args))
+    recording.record(
+        dict(
+            kind="grad", fn_name=fn_name(fn), input_names=names, outputs=[o._node for o in differentiated],
+            seeds=None if sens is None else cot, wrt=wrt,
+            wrt_names=[names[p] for p in positions] + [w.name for w in weights],
+            results=grads, finished=[t._node for t in tensors[n_out:]], env=tensors[0]._env,
+        )
+    )  # fmt: skip
     return tensors[:n_out], is_tuple, tensors[n_out : n_out + n_in], tensors[n_out + n_in :]
 
 
@@ -97,8 +115,17 @@ def forward(fn: Callable, inputs: Sequence[Tensor], tangents: Sequence[Tensor], 
         if v.shape != x.shape:
             raise GradError(f"{who}: tangent {i} has shape {v.shape} but input {i} has shape {x.shape}")
         seeds[leaf._node] = trace.leaf(v, "v" if len(inputs) == 1 else f"v_{chr(97 + i)}")._node
-    outputs, is_tuple = as_outputs(fn(*leaves), fn)
+    with recording.inside_trace():
+        outputs, is_tuple = as_outputs(fn(*leaves), fn)
     nodes = [o._node for o in outputs]
     tangent_out = [_or_zeros(t, o) for t, o in zip(jvp_sweep(nodes, seeds), nodes)]
     tensors = trace.finish(nodes + tangent_out, *outputs)
+    names = input_names(fn, len(inputs))
+    recording.record(
+        dict(
+            kind="jvp", fn_name=fn_name(fn), input_names=names, outputs=nodes, seeds=list(seeds.values()),
+            wrt=list(seeds), wrt_names=names, results=tangent_out,
+            finished=[t._node for t in tensors[len(nodes) :]], env=tensors[0]._env,
+        )
+    )  # fmt: skip
     return tensors[: len(nodes)], tensors[len(nodes) :], is_tuple

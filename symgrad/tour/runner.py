@@ -1,28 +1,39 @@
-"""Runs the guide's examples, prints each derivative's closed form and checks its numbers."""
+"""Runs the guide's examples, explains each derivation and checks its numbers against the guide."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import sys
 import warnings
 
 import numpy as np
 
+from symgrad.autodiff.recording import recording
+from symgrad.explain.build import explain_episodes
+from symgrad.explain.derivation import Explanation
 from symgrad.tensor import Tensor
 from symgrad.tour.guide import BY_KEY, EXAMPLES, Example
 
 SECTIONS = [e.key for e in EXAMPLES]
+FORMATS = ("text", "latex", "markdown")
 
 
 def run_example(example: Example) -> tuple[dict, str]:
     """Execute an example; return its namespace and what it printed."""
+    namespace, printed, _ = run_recorded(example)
+    return namespace, printed
+
+
+def run_recorded(example: Example, lang: str = "en") -> tuple[dict, str, Explanation]:
+    """Execute an example, recording and explaining every differentiation it performs."""
     namespace: dict = {"__name__": f"symgrad_tour_{example.key}"}
     printed = io.StringIO()
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"set_context\(device_target='GPU'\)")
-        with contextlib.redirect_stdout(printed):
+        with contextlib.redirect_stdout(printed), recording() as episodes:
             exec(compile(example.code, f"<guide:{example.key}>", "exec"), namespace)
-    return namespace, printed.getvalue()
+    return namespace, printed.getvalue(), explain_episodes(episodes, lang)
 
 
 def check_example(example: Example, namespace: dict) -> list[tuple[str, Tensor, np.ndarray, bool]]:
@@ -35,21 +46,35 @@ def check_example(example: Example, namespace: dict) -> list[tuple[str, Tensor, 
     return rows
 
 
-def run_tour(section: str | None = None, out=None) -> bool:
+CHECK = {
+    "en": (
+        "matches the guide",
+        "DIFFERS from the guide",
+        "all values match the guide",
+        "SOME VALUES DIFFER FROM THE GUIDE",
+    ),
+    "zh": ("与指南一致", "与指南不一致", "所有数值均与指南一致", "部分数值与指南不一致"),
+}
+
+
+def run_tour(section: str | None = None, lang: str = "en", fmt: str = "text", out=None) -> bool:
     """Print the tour (all sections, or one); True if every number matches the guide."""
-    out = out or __import__("sys").stdout
+    out = out or sys.stdout
+    same, differs, all_same, some_differ = CHECK[lang]
     all_ok = True
     for example in [BY_KEY[section]] if section else EXAMPLES:
-        namespace, _ = run_example(example)
-        print(f"== {example.key}: {example.title}", file=out)
-        if example.note:
-            print(f"   {example.note}", file=out)
+        namespace, _, explanation = run_recorded(example, lang)
+        heading = f"{example.key}: {example.title}"
+        print(
+            f"# {heading}" if fmt == "markdown" else f"% {heading}" if fmt == "latex" else f"== {heading}",
+            file=out,
+        )
+        print(getattr(explanation, fmt)(), file=out)
         for name, tensor, expected, ok in check_example(example, namespace):
             all_ok &= ok
-            print(f"   {name} = {tensor.expr}", file=out)
-            value = np.array2string(tensor.asnumpy(), precision=7, separator=", ")
-            mark = "matches the guide" if ok else f"DIFFERS from the guide {expected.tolist()}"
-            print(f"     = {value}   [{mark}]", file=out)
+            value = np.array2string(tensor.asnumpy(), precision=7, separator=", ").replace("\n", "")
+            mark = same if ok else f"{differs} {expected.tolist()}"
+            print(f"{'%' if fmt == 'latex' else ''}   {name} = {value}   [{mark}]", file=out)
         print(file=out)
-    print("all values match the guide" if all_ok else "SOME VALUES DIFFER FROM THE GUIDE", file=out)
+    print(all_same if all_ok else some_differ, file=out)
     return all_ok

@@ -1,0 +1,182 @@
+"""From recorded differentiations to the guide's steps: forward, sum, derivative, number."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import sympy
+
+from symgrad.autodiff.recording import Episode, recording
+from symgrad.closed_form import as_sympy, to_sympy, variable_symbols
+from symgrad.core.graph import Node, Var, count_ops, topo_order
+from symgrad.evaluate import evaluate
+from symgrad.explain.derivation import Derivation, Entry, Explanation, Step
+from symgrad.explain.i18n import phrase
+from symgrad.explain.intermediates import intermediates
+
+MAX_FLAT_COST = 400  # scalar operations; larger graphs are shown as named intermediates
+MAX_SUM_TERMS = 200
+
+
+def explain(fn: Callable, *inputs, lang: str = "en") -> Explanation:
+    """Run ``fn(*inputs)`` and explain every differentiation it performs, as the guide does.
+
+    ``fn`` is anything that differentiates when called: a Cell whose ``construct``
+    uses ``GradOperation``, the function ``grad(...)`` returns, ``nn.Jvp``/``nn.Vjp``,
+    a nested second-order cell, or a plain function calling ``jvp``/``vjp``.
+    """
+    phrase("forward", lang)  # validates the language early
+    with recording() as episodes:
+        fn(*inputs)
+    if not episodes:
+        name = getattr(fn, "__name__", type(fn).__name__)
+        raise ValueError(
+            f"explain: calling {name} differentiated nothing; pass something that differentiates, "
+            "such as a GradOperation-wrapped cell, grad(net), nn.Jvp(net) or a nested second-order cell"
+        )
+    return explain_episodes(episodes, lang)
+
+
+def explain_episodes(episodes: list[Episode], lang: str = "en") -> Explanation:
+    """Derivations for the outermost of recorded ``episodes`` (inner ones explain their outputs)."""
+    return Explanation([_derivation(e, episodes, lang) for e in episodes if e.depth == 0])
+
+
+def scalar_cost(nodes: list[Node]) -> int:
+    """Roughly how many scalar operations the flattened formulas of ``nodes`` contain."""
+    cost = 0
+    for node in topo_order(nodes):
+        if not node.args:
+            continue
+        size = int(np.prod(node.shape))
+        if node.op == "matmul":
+            a, (ta, _) = node.args[0], node.params
+            size *= a.shape[0] if (ta and a.ndim == 2) else a.shape[-1]
+        elif node.op == "reduce_sum":
+            size = int(np.prod(node.args[0].shape))
+        cost += size
+    return cost
+
+
+def _producers(episode: Episode, episodes: list[Episode]) -> dict[Node, tuple[Episode, int]]:
+    """Outputs of ``episode`` that are results of an inner differentiation."""
+    found = {}
+    for inner in episodes:
+        if inner.depth == episode.depth + 1:
+            for j, node in enumerate(inner.finished):
+                if node in episode.outputs:
+                    found[node] = (inner, j)
+    return found
+
+
+def _d(name: str) -> tuple[str, str]:
+    return f"d{name}", rf"\mathrm{{d}}{name}"
+
+
+def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
+    producers = _producers(e, episodes)
+    seeds = e.seeds or []
+    stops = [n for n in topo_order(e.outputs) if n.op == "stop_gradient"]
+    shown = list(e.outputs) + list(seeds) + list(e.results) + [s.args[0] for s in stops]
+    flat = scalar_cost(e.outputs + e.results) <= MAX_FLAT_COST
+    exprs: dict[Node, object] = {}  # SymPy objects to show
+    raw: dict[Node, np.ndarray] = {}  # the same as object arrays, to compute with
+    if flat:
+        symbols = variable_symbols([n for n in topo_order(shown) if isinstance(n, Var)])
+        raw = dict(zip(shown, to_sympy(shown, symbols)))
+        exprs = {n: as_sympy(a) for n, a in raw.items()}
+    values = dict(zip(list(e.results) + list(seeds), evaluate(list(e.results) + list(seeds), e.env)))
+    title = phrase("grad_title" if e.kind == "grad" else "jvp_title", lang, fn=e.fn_name)
+    d = Derivation(title)
+
+    out_names = _output_names(e, producers)
+    if not flat:
+        names: dict[Node, str] = {}
+        d.steps.append(Step(phrase("intermediates", lang), [
+            Entry(name, name, f"{text}   {shape}") for name, text, shape in intermediates(e.outputs, names)
+        ]))  # fmt: skip
+        d.steps.append(Step(phrase("local", lang), [
+            Entry(name, name, f"{text}   {shape}") for name, text, shape in intermediates(e.results, names)
+        ]))  # fmt: skip
+        d.steps.append(Step(phrase("sizes", lang), [
+            Entry("output", r"\mathrm{output}", phrase("ops", lang, n=count_ops(e.outputs))),
+            Entry("derivative", r"\mathrm{derivative}", phrase("ops", lang, n=count_ops(e.results))),
+        ]))  # fmt: skip
+    else:
+        key = "first_order" if producers else "forward"
+        d.steps.append(
+            Step(phrase(key, lang), [Entry(t, lt, exprs[o]) for o, (t, lt) in zip(e.outputs, out_names)])
+        )
+        if stops:
+            d.steps.append(Step(phrase("stop", lang), [
+                Entry("stop_gradient", r"\mathrm{stop\_gradient}", exprs[s.args[0]], phrase("stop_note", lang)) for s in stops
+            ]))  # fmt: skip
+    if e.kind == "grad":
+        _grad_steps(d, e, seeds, exprs, raw, values, out_names, flat, lang)
+    else:
+        _jvp_steps(d, e, seeds, exprs, values, flat, lang)
+    return d
+
+
+def _output_names(e: Episode, producers) -> list[tuple[str, str]]:
+    names = []
+    for k, node in enumerate(e.outputs):
+        if node in producers:
+            inner, j = producers[node]
+            names.append(_d(inner.wrt_names[j]))
+        else:
+            suffix = f"[{k}]" if len(e.outputs) > 1 else ""
+            names.append((f"output{suffix}", rf"\mathrm{{output}}{suffix}"))
+    return names
+
+
+def _grad_steps(d, e, seeds, exprs, raw, values, out_names, flat, lang) -> None:
+    if seeds:
+        entries = []
+        for seed, (text, latex) in zip(seeds, out_names):
+            v = values[seed]
+            mark = "kept" if np.all(v == 1) else "dropped" if np.all(v == 0) else "weighted"
+            rhs = exprs.get(seed, v)
+            entries.append(Entry(f"s({text})", rf"s({latex})", rhs, f"= {_numbers(v)}, {phrase(mark, lang)}"))
+        d.steps.append(Step(phrase("sens", lang), entries))
+    total_text = " + ".join(("s·" if seeds else "") + t for t, _ in out_names)
+    total_latex = " + ".join(("s \\cdot " if seeds else "") + lt for _, lt in out_names)
+    if len(out_names) > 1:
+        total_text, total_latex = f"({total_text})", rf"\left({total_latex}\right)"
+    total_text, total_latex = f"Σ {total_text}", rf"\sum {total_latex}"
+    if flat:
+        terms = []
+        for k, out in enumerate(e.outputs):
+            o = raw[out].ravel()
+            s = raw[seeds[k]].ravel() if seeds else [1] * o.size
+            terms += [a * b for a, b in zip(o, s)]
+        if len(terms) <= MAX_SUM_TERMS:
+            d.steps.append(Step(phrase("sum", lang), [Entry(total_text, total_latex, sympy.Add(*terms))]))
+        d.steps.append(Step(phrase("derivative", lang), [
+            Entry(f"d({total_text})/d{name}", rf"\frac{{\mathrm{{d}}({total_latex})}}{{\mathrm{{d}}{name}}}", exprs[r])
+            for name, r in zip(e.wrt_names, e.results)
+        ]))  # fmt: skip
+    d.steps.append(Step(phrase("value", lang), [
+        Entry(f"d({total_text})/d{name}", rf"\frac{{\mathrm{{d}}({total_latex})}}{{\mathrm{{d}}{name}}}", values[r])
+        for name, r in zip(e.wrt_names, e.results)
+    ]))  # fmt: skip
+
+
+def _jvp_steps(d, e, seeds, exprs, values, flat, lang) -> None:
+    d.steps.append(Step(phrase("tangent", lang), [
+        Entry(f"v({name})", rf"v({name})", exprs.get(s, values[s]), f"= {_numbers(values[s])}")
+        for name, s in zip(e.wrt_names, seeds)
+    ]))  # fmt: skip
+    label = "J·v" if len(e.results) == 1 else None
+    entries = []
+    for k, r in enumerate(e.results):
+        text = label or f"J·v [{k}]"
+        entries.append((text, text.replace("·", r" \cdot "), r))
+    if flat:
+        d.steps.append(Step(phrase("jvp", lang), [Entry(t, lt, exprs[r]) for t, lt, r in entries]))
+    d.steps.append(Step(phrase("value", lang), [Entry(t, lt, values[r]) for t, lt, r in entries]))
+
+
+def _numbers(values: np.ndarray) -> str:
+    return np.array2string(np.asarray(values), precision=8, separator=", ").replace("\n", "")

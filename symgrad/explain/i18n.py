@@ -1,0 +1,55 @@
+"""The words of a derivation, in English and Chinese (the guide exists in both)."""
+
+from __future__ import annotations
+
+PHRASES = {
+    "en": {
+        "grad_title": "Gradient of {fn}",
+        "jvp_title": "Forward-mode derivative (Jvp) of {fn}",
+        "first_order": "First-order results being differentiated again",
+        "forward": "Forward result",
+        "stop": "stop_gradient",
+        "stop_note": "cut by stop_gradient: it adds to the value, its derivative is zero",
+        "sens": "Sens: the weight of each output element",
+        "kept": "kept",
+        "dropped": "dropped",
+        "weighted": "weighted",
+        "sum": "(1) Sum formula",
+        "derivative": "(2) Derivative formula",
+        "value": "(3) Computation result",
+        "tangent": "Tangent v",
+        "jvp": "(2) Jacobian-vector product",
+        "intermediates": "Named intermediates (the graph is too large to flatten; flattening is available with closed_form(..., max_ops=None))",
+        "sizes": "Operations per derivative order",
+        "local": "The derivative, layer by layer (named intermediates, reusing the forward names)",
+        "ops": "{n} tensor operations",
+    },
+    "zh": {
+        "grad_title": "{fn} 的梯度",
+        "jvp_title": "{fn} 的前向模式微分 (Jvp)",
+        "first_order": "再次求导的一阶导数结果",
+        "forward": "前向结果",
+        "stop": "停止计算梯度",
+        "stop_note": "被 stop_gradient 截断:参与前向计算,但对梯度没有贡献",
+        "sens": "缩放值 sens:每个输出元素的权重",
+        "kept": "保留",
+        "dropped": "舍去",
+        "weighted": "加权",
+        "sum": "(1) 求和公式",
+        "derivative": "(2) 求导公式",
+        "value": "(3) 计算结果",
+        "tangent": "切向量 v",
+        "jvp": "(2) 雅可比向量积",
+        "intermediates": "命名中间量(图太大,不展开为单个公式;可用 closed_form(..., max_ops=None) 展开)",
+        "sizes": "各阶导数的运算数",
+        "local": "逐层求导(命名中间量,沿用前向计算的名称)",
+        "ops": "{n} 个张量运算",
+    },
+}
+
+
+def phrase(key: str, lang: str, **fields) -> str:
+    """The phrase ``key`` in ``lang`` ("en" or "zh")."""
+    if lang not in PHRASES:
+        raise ValueError(f"explain: unsupported language {lang!r}; supported: {', '.join(PHRASES)}")
+    return PHRASES[lang][key].format(**fields)

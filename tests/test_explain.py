@@ -1,0 +1,171 @@
+"""Derivations: golden text for the guide in English and Chinese, LaTeX that parses, the CLI."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import sympy
+
+import symgrad
+from symgrad import Tensor, nn, ops
+from symgrad.explain import graph_dot, render_graph
+from symgrad.explain.derivation import _latex
+from symgrad.tour.guide import BY_KEY, EXAMPLES
+from symgrad.tour.runner import run_recorded
+from tests.conftest import ROOT
+
+GOLDEN = ROOT / "tests" / "golden"
+UPDATE = os.environ.get("SYMGRAD_UPDATE_GOLDEN") == "1"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.key for e in EXAMPLES])
+def test_guide_derivations_match_golden_text(example, lang):
+    """The derivation of every guide example, word for word (SYMGRAD_UPDATE_GOLDEN=1 rewrites)."""
+    _, _, explanation = run_recorded(example, lang)
+    text = explanation.text() + "\n"
+    path = GOLDEN / f"{example.key}.{lang}.txt"
+    if UPDATE:
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_derivation_steps_follow_the_guide():
+    _, _, explanation = run_recorded(BY_KEY["input"])
+    (d,) = explanation
+    titles = [s.title for s in d.steps]
+    assert titles == ["Forward result", "(1) Sum formula", "(2) Derivative formula", "(3) Computation result"]
+    (derivative,) = d.steps[2].entries
+    y1, y2, y3, z = sympy.symbols("y1 y2 y3 z", real=True)
+    assert derivative.lhs == "d(Σ output)/dx" and derivative.rhs[0, 0] == z * (y1 + y2 + y3)
+    assert np.allclose(d.steps[3].entries[0].rhs[0], [4.51, 2.7, 3.6])
+
+
+def test_stop_gradient_and_cross_terms_are_explained():
+    _, _, stop = run_recorded(BY_KEY["stop_gradient"])
+    assert "stop_gradient" in [s.title for s in stop[0].steps]
+    assert "derivative is zero" in stop[0].text()
+    assert "stop_gradient" not in [s.title for s in stop[1].steps]  # the run without it
+    _, _, cross = run_recorded(BY_KEY["cross"], "zh")
+    assert len(cross) == 2
+    assert "dx = [2·x1·y1]" in cross[0].text() and "保留" in cross[0].text() and "舍去" in cross[0].text()
+
+
+def test_every_formula_parses_as_latex():
+    mathtext = pytest.importorskip("matplotlib.mathtext", reason="matplotlib is not installed")
+    parser = mathtext.MathTextParser("path")
+    count = 0
+    for example in EXAMPLES:
+        _, _, explanation = run_recorded(example)
+        for d in explanation:
+            assert "\\begin{align*}" in d.latex()
+            for step in d.steps:
+                for e in step.entries:
+                    if isinstance(e.rhs, sympy.NDimArray):
+                        parts = [_latex(v) for v in sympy.flatten(e.rhs.tolist())]
+                    elif isinstance(e.rhs, np.ndarray):
+                        parts = [_latex(np.asarray(v)) for v in e.rhs.ravel()]
+                    else:
+                        parts = [_latex(e.rhs)]
+                    for tex in [e.lhs_latex, *parts]:
+                        parser.parse(f"${tex}$")
+                        count += 1
+    assert count > 300
+
+
+def test_explain_functional_and_jupyter_forms():
+    x = Tensor(np.array([0.5, 1.0]))
+    d = symgrad.explain(ops.grad(lambda x: ops.sin(x) * x), x)[0]
+    assert "x1·cos(x1) + sin(x1)" in d.text()
+    assert d._repr_markdown_().startswith("### Gradient of <lambda>") and "$$" in d._repr_markdown_()
+    assert d._repr_latex_().startswith("$") and "\\begin{aligned}" in d._repr_latex_()
+    jv = symgrad.explain(lambda x: ops.jvp(ops.exp, x, x), x)[0]
+    assert "J·v = [v1·exp(x1), v2·exp(x2)]" in jv.text()
+
+
+def test_big_networks_show_named_intermediates_and_sizes():
+    nn.set_seed(0)
+    net = nn.SequentialCell(
+        [nn.Dense(2, 16, activation="tanh"), nn.Dense(16, 16, activation="tanh"), nn.Dense(16, 1)]
+    )
+    text = symgrad.explain(ops.grad(net), Tensor(np.array([0.1, 0.2], np.float32)))[0].text()
+    assert "h1 = tanh(" in text and "Operations per derivative order" in text
+    assert len(text) < 5000
+
+
+def test_explain_needs_something_that_differentiates():
+    with pytest.raises(ValueError, match="differentiated nothing"):
+        symgrad.explain(ops.sin, Tensor(np.array([1.0])))
+    with pytest.raises(ValueError, match="unsupported language 'fr'"):
+        symgrad.explain(ops.grad(ops.sin), Tensor(np.array([1.0])), lang="fr")
+
+
+def test_graph_marks_the_stop_gradient_cut(tmp_path):
+    x = symgrad.placeholder("x", (2,))
+    y = ops.sin(x) + ops.stop_gradient(x * x)
+    dot = graph_dot(
+        y, ops.grad(lambda x: (ops.sin(x) + ops.stop_gradient(x * x)).sum())(x), labels=["output", "gradient"]
+    )
+    assert dot.startswith("digraph symgrad {") and 'label="stop_gradient"' in dot
+    assert 'style=dashed, color=red, label="no gradient"' in dot and 'label="gradient"' in dot
+    if shutil.which("dot"):
+        assert render_graph(y, path=tmp_path / "g.svg").read_text().lstrip().startswith("<?xml")
+    else:
+        with pytest.raises(RuntimeError, match="needs Graphviz's 'dot' program.*apt-get install graphviz"):
+            render_graph(y, path=tmp_path / "g.svg")
+
+
+def run_cli(*args, timeout=120):
+    return subprocess.run(
+        [sys.executable, "-m", "symgrad.cli", *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_derive_command():
+    done = run_cli("derive", "sin(x)*y**2", "--wrt", "x", "y", "--order", "2", "--at", "x=1", "y=2")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"d/dx = y**2*cos(x) = {4 * np.cos(1):.12g}"
+    assert lines[3] == f"d^2/dxdy = 2*y*cos(x) = {4 * np.cos(1):.12g}"
+    assert len(lines) == 5
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("derive", "sin(x", "--wrt", "x"), "cannot parse"),
+        (("derive", "sin(x)", "--wrt", "q"), "unknown variable 'q'"),
+        (("derive", "erf(x)", "--wrt", "x"), "unsupported function erf"),
+        (("derive", "x*y", "--wrt", "x", "--at", "x=1"), "missing: y"),
+        (("explain", "no_such_script.py"), "no such script"),
+        (("tour", "nope"), "unknown section 'nope'"),
+    ],
+)
+def test_cli_errors_are_one_line_with_status_2(args, message):
+    done = run_cli(*args)
+    assert done.returncode == 2
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_explain_command_and_tour_formats(tmp_path):
+    script = tmp_path / "mine.py"
+    script.write_text(
+        textwrap.dedent("""
+        import numpy as np
+        from symgrad import Tensor, ops
+        ops.grad(lambda a, b: a * ops.exp(b), (0, 1))(Tensor(np.array(2.0)), Tensor(np.array(0.0)))
+    """)
+    )
+    done = run_cli("explain", str(script), "--lang", "zh")
+    assert done.returncode == 0, done.stderr
+    assert "求导公式" in done.stdout and "exp(b)" in done.stdout
+    md = run_cli("tour", "sin2", "--markdown")
+    assert md.returncode == 0 and "### Gradient of Grad" in md.stdout and "$$" in md.stdout
+    tex = run_cli("tour", "Vjp", "--latex")
+    assert tex.returncode == 0 and "\\begin{align*}" in tex.stdout

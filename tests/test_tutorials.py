@@ -1,0 +1,25 @@
+"""Every tutorial runs to the end (each asserts its own numbers)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+TUTORIALS = sorted((ROOT / "tutorials").glob("*.py"))
+
+
+def test_there_is_a_tutorial_per_guide_section_and_more():
+    assert len(TUTORIALS) >= 8
+
+
+@pytest.mark.parametrize("path", TUTORIALS, ids=[p.name for p in TUTORIALS])
+def test_tutorial_runs(path):
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    text = path.read_text(encoding="utf-8")
+    assert "# %% [markdown]" in text and "**中文。**" in text and "**English.**" in text
