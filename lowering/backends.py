@@ -46,6 +46,9 @@ class Backend:
         """A writable array of ``shape`` (not a broadcast view)."""
         return self.xp().broadcast_to(value, shape).copy()
 
+    def astype(self, value, dtype: np.dtype):
+        return value.astype(dtype)
+
 
 class NumpyBackend(Backend):
     name = "numpy"
@@ -92,6 +95,9 @@ class TorchBackend(Backend):
 
     def broadcast_copy(self, value, shape: tuple):
         return value.broadcast_to(shape).clone()
+
+    def astype(self, value, dtype: np.dtype):
+        return value.to(getattr(self.xp(), np.dtype(dtype).name))
 
 
 BACKENDS: dict[str, Backend] = {b.name: b for b in (NumpyBackend(), CupyBackend(), TorchBackend())}

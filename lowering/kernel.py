@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -59,7 +60,10 @@ class Kernel:
                 f"kernel takes {len(self._args)} arrays ({', '.join(self.arg_names)}), got {len(arrays)}"
             )
         backend = self._backend
-        values = [backend.asarray(a) for a in arrays]
+        values = [
+            self._cast_integers(name, var, backend.asarray(a))
+            for name, var, a in zip(self.arg_names, self._args, arrays)
+        ]
         batch = self._batch_shape(values)
         out = self._fn(*values, self._program.consts)
         like = next((v for v in values if backend.is_float(v)), None)
@@ -72,6 +76,18 @@ class Kernel:
                 value = backend.broadcast_copy(value, full)
             results.append(value)
         return tuple(results)
+
+    def _cast_integers(self, name: str, var: Var, value):
+        """Integer data for a float variable is cast to the variable's dtype, with a warning."""
+        if var.dtype.kind == "f" and not self._backend.is_float(value) and str(value.dtype) != "bool":
+            warnings.warn(
+                f"kernel argument {name!r} has integer dtype {value.dtype}; cast to {var.dtype} "
+                "(pass floating-point data to avoid this)",
+                UserWarning,
+                stacklevel=3,
+            )
+            return self._backend.astype(value, var.dtype)
+        return value
 
     def _batch_shape(self, values) -> tuple[int, ...]:
         leading = []

@@ -163,3 +163,31 @@ def test_results_of_one_call_are_evaluated_by_one_kernel(monkeypatch):
     gy.asnumpy()
     assert calls == [3]  # the function's value and both gradients, in one kernel
     np.testing.assert_allclose(gy.asnumpy(), -(np.sin([0.5, 1.5]) ** 2))
+
+
+def test_integer_inputs_are_cast_with_a_warning():
+    x = symgrad.placeholder("x")
+    k = symgrad.kernel(ops.sin(x), [x])
+    with pytest.warns(UserWarning, match="'x' has integer dtype int64; cast to float64"):
+        (out,) = k(np.arange(3))
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(out, np.sin([0.0, 1.0, 2.0]))
+
+
+def test_very_large_graphs_compile_without_recursion_errors():
+    """SymPy's lambdify fails on deep expressions (sympy/sympy#24673); kernels must not."""
+
+    def deep(x):
+        for _ in range(5_000):
+            x = x + ops.sin(x) * 0.001
+        return x
+
+    x = symgrad.placeholder("x")
+    k = symgrad.kernel([deep(x), ops.grad(deep)(x)], [x])
+    assert k.op_count >= 30_000
+    expected = np.array([0.1, 2.0])
+    for _ in range(5_000):
+        expected = expected + np.sin(expected) * 0.001
+    value, derivative = k(np.array([0.1, 2.0]))
+    np.testing.assert_allclose(value, expected, rtol=1e-12)
+    assert np.all(np.isfinite(derivative)) and np.all(derivative > 0)
