@@ -29,8 +29,17 @@ def available_backends() -> list[str]:
     return [name for name, b in BACKENDS.items() if b.available()]
 
 
-def compile(outputs: Sequence[Node], args: Sequence[Var] | None = None, backend: str = "numpy") -> Kernel:
-    """One kernel computing all ``outputs`` from ``args`` (default: their free variables)."""
+def compile(
+    outputs: Sequence[Node],
+    args: Sequence[Var] | None = None,
+    backend: str = "numpy",
+    reductions: Sequence[str | None] | None = None,
+) -> Kernel:
+    """One kernel computing all ``outputs`` from ``args`` (default: their free variables).
+
+    ``reductions`` gives, per output, None (one value per point), ``"sum"`` or ``"mean"``
+    (reduced over the batch axes inside the kernel).
+    """
     if backend not in BACKENDS:
         raise BackendError(f"unknown backend {backend!r}; known backends: {', '.join(BACKENDS)}")
     chosen = BACKENDS[backend]
@@ -41,7 +50,7 @@ def compile(outputs: Sequence[Node], args: Sequence[Var] | None = None, backend:
         )
     outputs = list(outputs)
     args = free_vars(outputs) if args is None else list(args)
-    return Kernel(outputs, args, chosen)
+    return Kernel(outputs, args, chosen, reductions)
 
 
 __all__ = ["Kernel", "BackendError", "backends", "available_backends", "compile"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 
@@ -32,12 +33,22 @@ class Kernel:
     every point at once, broadcasting those batch axes.
     """
 
-    def __init__(self, outputs: Sequence[Node], args: Sequence[Var], backend: Backend):
+    def __init__(
+        self,
+        outputs: Sequence[Node],
+        args: Sequence[Var],
+        backend: Backend,
+        reductions: Sequence[str | None] | None = None,
+    ):
         self.backend = backend.name
         self._backend = backend
         self._args = list(args)
         self._outputs = list(outputs)
-        self._program = print_program(outputs, args, backend.template_key)
+        self.reductions = list(reductions) if reductions is not None else [None] * len(self._outputs)
+        for r in self.reductions:
+            if r not in (None, "sum", "mean"):
+                raise ValueError(f"kernel: reduction must be None, 'sum' or 'mean', got {r!r}")
+        self._program = print_program(outputs, args, backend.template_key, self.reductions)
         self._fn = _function(self._program, backend)
 
     @property
@@ -65,13 +76,16 @@ class Kernel:
             for name, var, a in zip(self.arg_names, self._args, arrays)
         ]
         batch = self._batch_shape(values)
-        out = self._fn(*values, self._program.consts)
+        out = self._fn(*values, self._program.consts, batch)
         like = next((v for v in values if backend.is_float(v)), None)
         results = []
-        for value, node in zip(out, self._outputs):
+        count = math.prod(batch)
+        for value, node, reduction in zip(out, self._outputs, self.reductions):
             # a weakly typed result (a Python number) takes the dtype of the float inputs
             value = backend.asarray_like(value, like if node.dtype is None else None)
-            full = batch + node.shape
+            if reduction == "mean":
+                value = value / count
+            full = (batch if reduction is None else ()) + node.shape
             if tuple(value.shape) != full:
                 value = backend.broadcast_copy(value, full)
             results.append(value)

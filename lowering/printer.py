@@ -41,19 +41,35 @@ def _identifier(name: str, taken: set[str]) -> str:
     return candidate
 
 
-def print_program(outputs: Sequence[Node], args: Sequence[Var], template_key: str) -> Program:
-    """Source of ``def kernel(<args>, _c)`` returning the tuple of ``outputs``."""
-    taken = {"rt", "xp", "_c", "np"}
+def print_program(
+    outputs: Sequence[Node],
+    args: Sequence[Var],
+    template_key: str,
+    reductions: Sequence[str | None] | None = None,
+) -> Program:
+    """Source of ``def kernel(<args>, _c, _batch)`` returning the tuple of ``outputs``.
+
+    An output whose reduction is ``"sum"`` is summed over the batch axes inside the
+    kernel (``"mean"`` is the same sum; the caller divides). Sums are pushed through
+    additions and reshapes, so a per-point outer product (a weight gradient) becomes
+    one matrix product over the batch axis instead of an array per point.
+    """
+    reductions = list(reductions) if reductions is not None else [None] * len(outputs)
+    plans = {k: _plan_sum(o) for k, (o, r) in enumerate(zip(outputs, reductions)) if r}
+    needed = [o for k, o in enumerate(outputs) if k not in plans]
+    for plan in plans.values():
+        needed += _plan_leaves(plan)
+    taken = {"rt", "xp", "_c", "np", "_batch"}
     code: dict[Node, str] = {}
     arg_names = []
     for var in args:
         name = _identifier(var.display_name, taken)
         code[var] = name
         arg_names.append(name)
-    body: list[str] = []
+    body: list[tuple[str, str, list[str]]] = []  # (name, expression, names it reads)
     consts: list = []
     op_count = 0
-    for node in topo_order(outputs):
+    for node in topo_order(needed):
         if node in code:
             continue
         if isinstance(node, Var):
@@ -71,18 +87,94 @@ def print_program(outputs: Sequence[Node], args: Sequence[Var], template_key: st
             else:
                 line = f"_c[{len(consts)}]"
                 consts.append(node.value)
-            name = f"c{len(body)}"
-            body.append(f"{name} = {line}")
-            code[node] = name
+            code[node] = f"c{len(body)}"
+            body.append((code[node], line, []))
             continue
-        name = f"t{op_count}"
+        code[node] = f"t{op_count}"
         op_count += 1
-        body.append(f"{name} = {_format(node, code, template_key)}")
-        code[node] = name
-    returned = ", ".join(code[o] for o in outputs)
-    header = f"def kernel({', '.join(arg_names + ['_c'])}):"
-    lines = [header] + [f"    {line}" for line in body] + [f"    return ({returned},)"]
-    return Program("\n".join(lines) + "\n", arg_names, consts, op_count)
+        body.append((code[node], _format(node, code, template_key), [code[a] for a in node.args]))
+    returned = []
+    for k, out in enumerate(outputs):
+        if k in plans:
+            name = f"r{k}"
+            expr = _render_sum(plans[k], code, template_key)
+            body.append((name, expr, [code[n] for n in _plan_leaves(plans[k])]))
+            returned.append(name)
+        else:
+            returned.append(code[out])
+    lines = _with_deletions(body, set(returned) | set(arg_names))
+    header = f"def kernel({', '.join(arg_names + ['_c', '_batch'])}):"
+    source = "\n".join(
+        [header] + [f"    {line}" for line in lines] + [f"    return ({', '.join(returned)},)"]
+    )
+    return Program(source + "\n", arg_names, consts, op_count)
+
+
+def _with_deletions(body, keep: set[str]) -> list[str]:
+    """Assignments with ``del`` after each temporary's last use, to bound peak memory."""
+    assigned = {name for name, _, _ in body}
+    last_use: dict[str, int] = {}
+    for i, (_, _, reads) in enumerate(body):
+        for name in reads:
+            if name in assigned:
+                last_use[name] = i
+    dies_at: dict[int, list[str]] = {}
+    for name, i in last_use.items():
+        if name not in keep:
+            dies_at.setdefault(i, []).append(name)
+    lines = []
+    for i, (name, expr, _) in enumerate(body):
+        lines.append(f"{name} = {expr}")
+        if i in dies_at:
+            lines.append(f"del {', '.join(sorted(dies_at[i]))}")
+    return lines
+
+
+# ----- batch sums, pushed through linear ops -----
+
+
+def _plan_sum(node: Node):
+    """How to sum ``node`` over the batch: a small tree over per-point nodes."""
+    if node.op in ("add", "sub") and all(a.shape == node.shape for a in node.args):
+        return (node.op, _plan_sum(node.args[0]), _plan_sum(node.args[1]))
+    if node.op == "neg":
+        return ("neg", _plan_sum(node.args[0]))
+    if node.op == "reshape":
+        return ("reshape", _plan_sum(node.args[0]), node.shape)
+    if node.op == "matmul" and all(a.ndim == 2 for a in node.args):
+        (a, b), (ta, tb) = node.args, node.params
+        inner = a.shape[0] if ta else a.shape[1]
+        if inner == 1:  # an outer product per point: one matrix product over the batch
+            return ("outer", a, b, ta, tb)
+    return ("sum", node)
+
+
+def _plan_leaves(plan) -> list[Node]:
+    kind = plan[0]
+    if kind in ("add", "sub"):
+        return _plan_leaves(plan[1]) + _plan_leaves(plan[2])
+    if kind in ("neg", "reshape"):
+        return _plan_leaves(plan[1])
+    if kind == "outer":
+        return [plan[1], plan[2]]
+    return [plan[1]]
+
+
+def _render_sum(plan, code: dict[Node, str], template_key: str) -> str:
+    kind = plan[0]
+    if kind == "add":
+        return f"({_render_sum(plan[1], code, template_key)} + {_render_sum(plan[2], code, template_key)})"
+    if kind == "sub":
+        return f"({_render_sum(plan[1], code, template_key)} - {_render_sum(plan[2], code, template_key)})"
+    if kind == "neg":
+        return f"(-{_render_sum(plan[1], code, template_key)})"
+    if kind == "reshape":
+        return f"rt.reshape({_render_sum(plan[1], code, template_key)}, 0, {plan[2]!r})"
+    if kind == "outer":
+        _, a, b, ta, tb = plan
+        return f"rt.batch_outer({code[a]}, {code[b]}, {ta}, {tb}, _batch)"
+    node = plan[1]
+    return f"rt.batch_sum({code[node]}, {node.ndim}, _batch)"
 
 
 def _format(node: Node, code: dict[Node, str], template_key: str) -> str:

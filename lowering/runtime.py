@@ -7,6 +7,7 @@ serves every array library with a NumPy-like namespace (NumPy, CuPy).
 
 from __future__ import annotations
 
+import math
 from types import ModuleType
 
 from symgrad.core.families.structural import index_to_python
@@ -64,6 +65,12 @@ class ArrayRuntime:
         if transpose_b and rank_b == 2:
             b = xp.swapaxes(b, -1, -2)
         if rank_a == 2 and rank_b == 2:
+            if a.ndim > 2 and b.ndim == 2:  # batched rows times one matrix: a single BLAS call
+                return (a.reshape(-1, a.shape[-1]) @ b).reshape(a.shape[:-1] + b.shape[-1:])
+            if b.ndim > 2 and a.ndim == 2:
+                rows = xp.swapaxes(b, -1, -2)
+                out = rows.reshape(-1, rows.shape[-1]) @ xp.swapaxes(a, -1, -2)
+                return xp.swapaxes(out.reshape(rows.shape[:-1] + a.shape[:1]), -1, -2)
             return xp.matmul(a, b)
         if rank_a == 1 and rank_b == 2:
             # Rows of a batched vector times one matrix is a single matrix product.
@@ -71,6 +78,31 @@ class ArrayRuntime:
         if rank_a == 2 and rank_b == 1:
             return xp.matmul(b, xp.swapaxes(a, -1, -2)) if a.ndim == 2 else xp.matmul(a, b[..., None])[..., 0]
         return xp.sum(a * b, axis=-1)
+
+    def batch_sum(self, a, rank: int, batch: tuple):
+        """Sum over the batch axes; a value without batch axes counts once per point."""
+        a = self.xp.asarray(a)
+        shape = tuple(a.shape[a.ndim - rank :])
+        if a.ndim == rank:
+            return a * math.prod(batch)
+        if tuple(a.shape[: a.ndim - rank]) != batch:
+            a = self.xp.broadcast_to(a, batch + shape)
+        return a.reshape((-1,) + shape).sum(0)
+
+    def batch_outer(self, a, b, transpose_a: bool, transpose_b: bool, batch: tuple):
+        """Sum over the batch of per-point outer products (k, 1) @ (1, n): one (k, N) @ (N, n)."""
+        if transpose_a:
+            a = self.xp.swapaxes(a, -1, -2)
+        if transpose_b:
+            b = self.xp.swapaxes(b, -1, -2)
+        col, row = a[..., :, 0], b[..., 0, :]
+        if col.ndim == 1:
+            return col[:, None] * self.batch_sum(row, 1, batch)[None, :]
+        if row.ndim == 1:
+            return self.batch_sum(col, 1, batch)[:, None] * row[None, :]
+        col = self.xp.broadcast_to(col, batch + col.shape[-1:]).reshape(-1, col.shape[-1])
+        row = self.xp.broadcast_to(row, batch + row.shape[-1:]).reshape(-1, row.shape[-1])
+        return col.T @ row
 
     def relu(self, x):
         return self.xp.maximum(x, 0)

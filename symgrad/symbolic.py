@@ -22,12 +22,17 @@ def placeholder(name: str, shape: tuple = (), dtype=mstype.float64) -> Tensor:
 
 
 def kernel(
-    outputs: Tensor | Sequence[Tensor], inputs: Sequence[Tensor], backend: str = "numpy"
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Sequence[Tensor],
+    backend: str = "numpy",
+    reduce: str | Sequence[str | None] | None = None,
 ) -> lowering.Kernel:
     """Compile ``outputs`` as a function of ``inputs`` (placeholders or Parameters).
 
     The kernel takes one array per input, each with the input's shape plus any
-    leading batch axes, and returns one array per output.
+    leading batch axes, and returns one array per output. ``reduce`` ("mean" or
+    "sum", for all outputs or per output) reduces outputs over the batch axes
+    inside the kernel, as a loss and its weight gradients need.
     """
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     args = []
@@ -38,4 +43,7 @@ def kernel(
                 f"{type(t).__name__} built from op {getattr(t, '_node', None)!r}"
             )
         args.append(t._node)
-    return lowering.compile([o._node for o in outs], args, backend)
+    reductions = [reduce] * len(outs) if reduce is None or isinstance(reduce, str) else list(reduce)
+    if len(reductions) != len(outs):
+        raise ValueError(f"kernel: reduce has {len(reductions)} entries for {len(outs)} outputs")
+    return lowering.compile([o._node for o in outs], args, backend, reductions)

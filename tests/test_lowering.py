@@ -65,7 +65,7 @@ def test_source_is_readable_and_shares_common_subexpressions():
     x = symgrad.placeholder("x")
     y = ops.sin(x) * ops.sin(x) + ops.cos(x)
     k = symgrad.kernel([y, ops.grad(lambda x: ops.sin(x) * ops.sin(x) + ops.cos(x))(x)], [x])
-    assert k.source.startswith("def kernel(x, _c):")
+    assert k.source.startswith("def kernel(x, _c, _batch):")
     assert k.source.count("np.sin(x)") == 1 and k.source.count("np.cos(x)") == 1
     assert k.arg_names == ["x"] and k.backend == "numpy"
 

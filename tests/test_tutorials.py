@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -17,8 +18,11 @@ def test_there_is_a_tutorial_per_guide_section_and_more():
 
 
 @pytest.mark.parametrize("path", TUTORIALS, ids=[p.name for p in TUTORIALS])
-def test_tutorial_runs(path):
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+def test_tutorial_runs(path, tmp_path):
+    env = {**os.environ, "SYMGRAD_QUICK": "1", "SYMGRAD_OUT": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, timeout=600, cwd=ROOT, env=env
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     assert "Traceback" not in done.stderr
     text = path.read_text(encoding="utf-8")

@@ -46,7 +46,7 @@ def named_like(fn: Callable, wrapper: Callable) -> Callable:
 
 
 def fn_name(fn: Callable) -> str:
-    return type(fn).__name__ if hasattr(fn, "construct") else getattr(fn, "__name__", repr(fn))
+    return type(fn).__name__ if hasattr(fn, "construct") else getattr(fn, "__name__", type(fn).__name__)
 
 
 @dataclass

@@ -1,0 +1,230 @@
+"""PINN benchmark (issue 6): Burgers residual and loss gradient, symgrad vs its peers in one run.
+
+Workload: tanh MLP [2, H, H, H, 1], float64, at N points:
+  residual      u, u_t, u_x, u_xx and r = u_t + u*u_x - nu*u_xx
+  residual+grad the residual, mean(r^2) and its gradient for every weight
+Peers, when installed: PyTorch (autograd.grad with create_graph), JAX (jit + vmap), CasADi.
+All must agree to 1e-8 (relative); the script prints times and ratios (peer / symgrad).
+
+    python bench/pinn.py                    # the table
+    python bench/pinn.py --memory           # peak memory at H=32, N=1e5 (fresh processes)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+NU = 0.01 / np.pi
+
+
+def timed(fn, *args, repeat: int = 3) -> tuple[float, object]:
+    """Best wall time of ``repeat`` calls of ``fn(*args)`` (after one warm-up) and the result."""
+    out = fn(*args)
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn(*args)
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def init_weights(H: int, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    sizes = [2, H, H, H, 1]
+    weights = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        weights += [rng.uniform(-1, 1, (a, b)) * np.sqrt(6 / (a + b)), rng.uniform(-0.1, 0.1, b)]
+    return weights
+
+
+def symgrad_runner(weights):
+    import symgrad
+    from symgrad.models import PointMLP, burgers_terms
+
+    start = time.perf_counter()
+    net = PointMLP([2] + [w.shape[1] for w in weights[0::2]])
+    net.set_flat(np.concatenate([w.ravel() for w in weights]))
+    x, t = symgrad.placeholder("x"), symgrad.placeholder("t")
+    terms = burgers_terms(net, x, t)
+    residual = symgrad.kernel([terms[k] for k in ("u", "ut", "ux", "uxx", "r")], [x, t, *net.params])
+    grads = [terms[f"d(r^2)/d{p.name}"] for p in net.params]
+    loss = symgrad.kernel(
+        [terms["r"], terms["r"] ** 2, *grads],
+        [x, t, *net.params],
+        reduce=[None, "mean"] + ["mean"] * len(grads),
+    )
+    setup = time.perf_counter() - start
+    return setup, (lambda xs, ts: residual(xs, ts, *weights)), (lambda xs, ts: loss(xs, ts, *weights))
+
+
+def torch_runner(weights):
+    import torch
+
+    torch.set_num_threads(2)
+    start = time.perf_counter()
+    W = [torch.tensor(w) for w in weights]
+
+    def forward(Ws, x, t):
+        a = torch.stack([x, t], dim=1)
+        for k in range(0, len(Ws) - 2, 2):
+            a = torch.tanh(a @ Ws[k] + Ws[k + 1])
+        return (a @ Ws[-2] + Ws[-1])[:, 0]
+
+    def terms(Ws, xs, ts, graph):
+        x = torch.tensor(xs, requires_grad=True)
+        t = torch.tensor(ts, requires_grad=True)
+        u = forward(Ws, x, t)
+        u_x, u_t = torch.autograd.grad(u.sum(), (x, t), create_graph=True)
+        (u_xx,) = torch.autograd.grad(u_x.sum(), x, create_graph=graph)
+        return u, u_t, u_x, u_xx, u_t + u * u_x - NU * u_xx
+
+    def residual(xs, ts):
+        return [v.detach().numpy() for v in terms(W, xs, ts, False)]
+
+    def loss(xs, ts):
+        Ws = [w.clone().requires_grad_(True) for w in W]
+        r = terms(Ws, xs, ts, True)[-1]
+        value = torch.mean(r**2)
+        grads = torch.autograd.grad(value, Ws)
+        return [r.detach().numpy(), value.item(), *(g.numpy() for g in grads)]
+
+    return time.perf_counter() - start, residual, loss
+
+
+def jax_runner(weights):
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    start = time.perf_counter()
+
+    def u(Ws, x, t):
+        a = jnp.stack([x, t])
+        for k in range(0, len(Ws) - 2, 2):
+            a = jnp.tanh(a @ Ws[k] + Ws[k + 1])
+        return (a @ Ws[-2] + Ws[-1])[0]
+
+    u_x, u_t = jax.grad(u, 1), jax.grad(u, 2)
+    u_xx = jax.grad(u_x, 1)
+
+    def point(Ws, x, t):
+        v, vx, vt, vxx = u(Ws, x, t), u_x(Ws, x, t), u_t(Ws, x, t), u_xx(Ws, x, t)
+        return v, vt, vx, vxx, vt + v * vx - NU * vxx
+
+    batched = jax.jit(jax.vmap(point, in_axes=(None, 0, 0)))
+
+    def mean_r2(Ws, xs, ts):
+        r = batched(Ws, xs, ts)[-1]
+        return jnp.mean(r**2), r
+
+    grad_fn = jax.jit(jax.value_and_grad(mean_r2, has_aux=True))
+    W = [jnp.asarray(w) for w in weights]
+    setup = time.perf_counter() - start
+
+    def residual(xs, ts):
+        return [np.asarray(v) for v in jax.block_until_ready(batched(W, xs, ts))]
+
+    def loss(xs, ts):
+        (value, r), grads = jax.block_until_ready(grad_fn(W, xs, ts))
+        return [np.asarray(r), float(value), *(np.asarray(g) for g in grads)]
+
+    return setup, residual, loss
+
+
+PEERS = {"torch": torch_runner, "jax": jax_runner}
+
+
+def agree(a, b) -> float:
+    """Largest relative difference between two lists of arrays."""
+    worst = 0.0
+    for x, y in zip(a, b):
+        x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        worst = max(worst, float(np.max(np.abs(x - y)) / max(1e-300, float(np.max(np.abs(y))))))
+    return worst
+
+
+def table(Hs, Ns) -> None:
+    peers = [p for p in PEERS if importlib.util.find_spec(p) is not None]
+    versions = {"numpy": np.__version__}
+    for p in peers:
+        versions[p] = __import__(p).__version__
+    print(
+        f"# {platform.machine()}, {platform.processor() or ''} Python {platform.python_version()}, "
+        + ", ".join(f"{k} {v}" for k, v in versions.items())
+    )
+    print(
+        "| H | N | symgrad setup s | symgrad residual ms | symgrad res+grad ms | "
+        + " | ".join(f"{p} setup s | {p} residual ms (x) | {p} res+grad ms (x)" for p in peers)
+        + " | max rel diff |"
+    )
+    print("|" + "---|" * (6 + 3 * len(peers)))
+    for H in Hs:
+        weights = init_weights(H)
+        sg = symgrad_runner(weights)
+        others = {p: PEERS[p](weights) for p in peers}
+        for N in Ns:
+            rng = np.random.default_rng(1)
+            xs, ts = rng.uniform(-1, 1, N), rng.uniform(0, 1, N)
+            reps = 3 if N <= 100_000 else 1
+            t_res, res = timed(sg[1], xs, ts, repeat=reps)
+            t_loss, loss = timed(sg[2], xs, ts, repeat=reps)
+            row = [f"{H}", f"{N:.0e}", f"{sg[0]:.3f}", f"{1e3 * t_res:.1f}", f"{1e3 * t_loss:.1f}"]
+            diff = 0.0
+            for p in peers:
+                setup, residual, lossf = others[p]
+                p_res_t, p_res = timed(residual, xs, ts, repeat=reps)
+                p_loss_t, p_loss = timed(lossf, xs, ts, repeat=reps)
+                diff = max(diff, agree(res, p_res), agree(loss, p_loss))
+                row += [
+                    f"{setup:.3f}",
+                    f"{1e3 * p_res_t:.1f} ({p_res_t / t_res:.2f})",
+                    f"{1e3 * p_loss_t:.1f} ({p_loss_t / t_loss:.2f})",
+                ]
+            assert diff < 1e-8, f"frameworks disagree: {diff:.2e}"
+            print("| " + " | ".join(row) + f" | {diff:.1e} |", flush=True)
+
+
+def peak_memory(framework: str, H: int, N: int) -> float:
+    """MiB of peak resident memory added by one residual+gradient call, in a fresh process."""
+    code = f"""
+import resource, numpy as np, sys
+sys.path.insert(0, {repr(str(__file__.rsplit("/", 1)[0]))})
+import pinn
+w = pinn.init_weights({H})
+setup, residual, loss = pinn.{framework}_runner(w)
+rng = np.random.default_rng(1)
+xs, ts = rng.uniform(-1, 1, {N}), rng.uniform(0, 1, {N})
+loss(xs[:10], ts[:10])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+loss(xs, ts)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--H", type=int, nargs="+", default=[16, 32, 64])
+    parser.add_argument("--N", type=float, nargs="+", default=[1e3, 1e4, 1e5, 1e6])
+    args = parser.parse_args()
+    if args.memory:
+        for fw in ["symgrad"] + [p for p in PEERS if importlib.util.find_spec(p)]:
+            print(f"{fw}: peak +{peak_memory(fw, 32, 100_000):.0f} MiB for residual+gradient at H=32, N=1e5")
+        return
+    table(args.H, [int(n) for n in args.N])
+
+
+if __name__ == "__main__":
+    main()

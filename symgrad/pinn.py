@@ -1,0 +1,186 @@
+"""Physics-informed training: residual losses compiled to one kernel, Adam, checkpoints, plots.
+
+A residual is written per point with symgrad ops (derivatives by ``grad``/``laplacian``);
+:class:`ResidualLoss` compiles mean(residual^2) and its gradient for every weight into one
+kernel evaluated over arrays of points, the sums over points done inside the kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from symgrad.autodiff.api import grad
+from symgrad.optim import Adam
+from symgrad.parameter import Parameter
+from symgrad.symbolic import kernel, placeholder
+
+
+def laplacian(fn: Callable, positions: Sequence[int] = (0,)) -> Callable:
+    """The sum of second derivatives of scalar ``fn`` over the inputs at ``positions``.
+
+    Only the diagonal terms are built (one second derivative per coordinate), never
+    the full Hessian. Inputs may be scalars or vectors.
+    """
+
+    def lap(*args):
+        total = None
+        for p in positions:
+            first = grad(fn, p)
+            if args[p].shape == ():
+                term = grad(first, p)(*args)
+            else:
+                term = sum(
+                    grad(lambda *a, i=i, f=first: f(*a)[i], p)(*args)[i] for i in range(args[p].shape[0])
+                )
+            total = term if total is None else total + term
+        return total
+
+    return lap
+
+
+class ResidualLoss:
+    """``weight * mean(residual(*inputs)^2)`` and its gradient for every weight, as one kernel.
+
+    Args:
+        residual: per-point residual, a function of the named scalar inputs.
+        names: the input names (each a scalar placeholder, e.g. ("x", "t")).
+        params: the Parameters to differentiate.
+        weight: the factor of this term in the total loss.
+        backend: lowering backend name.
+    """
+
+    def __init__(
+        self,
+        residual: Callable,
+        names: Sequence[str],
+        params: Sequence[Parameter],
+        weight: float = 1.0,
+        backend: str = "numpy",
+    ):
+        self.params = list(params)
+        self.inputs = [placeholder(n) for n in names]
+
+        def squared(*xs):
+            r = residual(*xs)
+            return (r * r).sum() * weight if r.shape else r * r * weight
+
+        value = squared(*self.inputs)
+        grads = grad(squared, None, weights=self.params)(*self.inputs)
+        self.kernel = kernel([value, *grads], [*self.inputs, *self.params], backend=backend, reduce="mean")
+
+    def __call__(self, *points) -> tuple[float, list[np.ndarray]]:
+        """(loss, gradients) at the point arrays (one array per input name)."""
+        loss, *grads = self.kernel(*points, *(p.asnumpy() for p in self.params))
+        return float(loss), grads
+
+
+def train(
+    losses: Sequence[tuple[ResidualLoss, Sequence[np.ndarray]]],
+    optimizer: Adam,
+    steps: int,
+    progress: bool = True,
+    callback: Callable[[int, float], None] | None = None,
+) -> list[float]:
+    """Minimise the sum of ``losses`` (each with its point arrays); returns the loss history."""
+    bar = _progress(steps, progress)
+    history = []
+    for step in range(steps):
+        total, grads = 0.0, None
+        for term, points in losses:
+            value, g = term(*points)
+            total += value
+            grads = g if grads is None else [a + b for a, b in zip(grads, g)]
+        optimizer.step(grads)
+        history.append(total)
+        if bar is not None:
+            bar.set_postfix(loss=f"{total:.3e}", refresh=False)
+            bar.update()
+        if callback is not None:
+            callback(step, total)
+    if bar is not None:
+        bar.close()
+    return history
+
+
+def _progress(steps: int, enabled: bool):
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # the bar is a convenience; training works without it
+        return None
+    return tqdm(total=steps, desc="training", unit="step")
+
+
+def save_checkpoint(path: str | Path, params: Sequence[Parameter], optimizer: Adam | None = None) -> Path:
+    """Weights (and the optimizer's state) in one ``.npz``; reloads bit for bit."""
+    arrays = {f"param:{p.name}": p.asnumpy() for p in params}
+    if optimizer is not None:
+        arrays.update(optimizer.state())
+    path = Path(path)
+    np.savez(path, **arrays)
+    return path if path.suffix == ".npz" else path.with_suffix(path.suffix + ".npz")
+
+
+def load_checkpoint(path: str | Path, params: Sequence[Parameter], optimizer: Adam | None = None) -> None:
+    """Restore what :func:`save_checkpoint` wrote into ``params`` (and ``optimizer``)."""
+    with np.load(path) as data:
+        for p in params:
+            key = f"param:{p.name}"
+            if key not in data:
+                raise KeyError(f"load_checkpoint: {path} has no weights for parameter {p.name!r}")
+            p.set_data(data[key])
+        if optimizer is not None:
+            optimizer.load_state(data)
+
+
+def plot_solution(
+    path: str | Path,
+    grid_a: np.ndarray,
+    grid_b: np.ndarray,
+    predicted: np.ndarray,
+    exact: np.ndarray | None = None,
+    labels=("x", "y"),
+) -> Path:
+    """A PNG of the predicted field, and of the exact one and the error when given."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = [("prediction", predicted)] + (
+        [("exact", exact), ("|error|", np.abs(predicted - exact))] if exact is not None else []
+    )
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
+    for ax, (title, field) in zip(axes[0], panels):
+        image = ax.pcolormesh(
+            grid_a, grid_b, field, shading="auto", cmap="viridis" if title != "|error|" else "magma"
+        )
+        ax.set_title(title)
+        ax.set_xlabel(labels[0])
+        ax.set_ylabel(labels[1])
+        fig.colorbar(image, ax=ax)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
+def as_points(*arrays: np.ndarray) -> list[np.ndarray]:
+    """Flattened float64 copies of coordinate arrays (one per input)."""
+    return [np.asarray(a, dtype=np.float64).ravel() for a in arrays]
+
+
+__all__ = [
+    "Adam",
+    "ResidualLoss",
+    "as_points",
+    "laplacian",
+    "load_checkpoint",
+    "plot_solution",
+    "save_checkpoint",
+    "train",
+]
