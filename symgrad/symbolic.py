@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 import lowering
 from symgrad import dtype as mstype
-from symgrad.core.graph import Var
-from symgrad.tensor import Tensor
+from symgrad.core.graph import Var, const, free_vars, substitute
+from symgrad.evaluate import value_of
+from symgrad.tensor import Tensor, merge_env
 
 
 def placeholder(name: str, shape: tuple = (), dtype=mstype.float64) -> Tensor:
@@ -46,4 +49,10 @@ def kernel(
     reductions = [reduce] * len(outs) if reduce is None or isinstance(reduce, str) else list(reduce)
     if len(reductions) != len(outs):
         raise ValueError(f"kernel: reduce has {len(reductions)} entries for {len(outs)} outputs")
-    return lowering.compile([o._node for o in outs], args, backend, reductions)
+    nodes = [o._node for o in outs]
+    # variables that already have values (a concrete tangent or sens) become constants
+    env = merge_env(*outs)
+    bound = {v: const(np.asarray(value_of(v, env))) for v in free_vars(nodes) if v not in args and v in env}
+    if bound:
+        nodes = substitute(nodes, bound)
+    return lowering.compile(nodes, args, backend, reductions)

@@ -209,3 +209,26 @@ def test_placeholder_results_compile_to_batched_kernels():
     np.testing.assert_allclose(values, 2 * np.cos(points) - points * np.sin(points))
     with pytest.raises(symgrad.UnboundError, match="'x'"):
         d2.asnumpy()
+
+
+def test_mindspore_2_docstring_examples_of_grad_and_value_and_grad():
+    def fn(x, y, z):
+        return x * ops.exp(y) * ops.pow(z, 2), z
+
+    x, y, z = (Tensor(np.array(v, np.float32)) for v in ([3, 3], [0, 0], [5, 5]))
+    gradient, aux = ops.grad(fn, (1, 2), None, True)(x, y, z)
+    np.testing.assert_allclose(gradient[0].asnumpy(), [75, 75])
+    np.testing.assert_allclose(gradient[1].asnumpy(), [30, 30])
+    assert isinstance(aux, tuple) and len(aux) == 1 and np.allclose(aux[0].asnumpy(), [5, 5])
+    output, inputs_gradient = ops.value_and_grad(fn, grad_position=(1, 2), weights=None, has_aux=True)(
+        x, y, z
+    )
+    assert isinstance(output, tuple) and len(output) == 2
+    np.testing.assert_allclose(output[0].asnumpy(), [75, 75])
+    np.testing.assert_allclose(output[1].asnumpy(), [5, 5])
+    np.testing.assert_allclose(inputs_gradient[1].asnumpy(), [30, 30])
+    output, g = ops.value_and_grad(lambda x, y, z: x * y * z, grad_position=1)(
+        *(Tensor(np.array(v, np.float32)) for v in ([1, 2], [-2, 3], [0, 3]))
+    )
+    np.testing.assert_allclose(output.asnumpy(), [-0.0, 18.0])
+    np.testing.assert_allclose(g.asnumpy(), [0.0, 6.0])

@@ -191,3 +191,12 @@ def test_very_large_graphs_compile_without_recursion_errors():
     value, derivative = k(np.array([0.1, 2.0]))
     np.testing.assert_allclose(value, expected, rtol=1e-12)
     assert np.all(np.isfinite(derivative)) and np.all(derivative > 0)
+
+
+def test_values_already_bound_become_kernel_constants():
+    """A concrete tangent (or sens) inside a graph is a constant of the kernel, not an argument."""
+    x = symgrad.placeholder("x")
+    one = symgrad.Tensor(np.array(1.0))
+    slope = ops.jvp(lambda x: ops.sin(x) * x, (x,), (one,))[1]
+    (values,) = symgrad.kernel(slope, [x])(np.array([0.0, 1.0]))
+    np.testing.assert_allclose(values, [0.0, np.sin(1.0) + np.cos(1.0)])

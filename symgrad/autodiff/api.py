@@ -111,10 +111,9 @@ def _grad_impl(fn, grad_position, weights, has_aux, sens_param, return_ids, with
         else:
             grads = (g_pos, g_w)
         value = tuple(outs) if is_tuple else outs[0]
-        if has_aux:
-            aux = tuple(outs[1:])
-            return ((outs[0], aux), grads) if with_value else (grads, aux)
-        return (value, grads) if with_value else grads
+        if with_value:
+            return value, grads  # MindSpore: the whole output, aux included, is the value
+        return (grads, tuple(outs[1:])) if has_aux else grads
 
     return named_like(fn, grad_fn)
 
