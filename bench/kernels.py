@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 import sympy
+from peers import jax_point_derivatives
 
 import symgrad
 from symgrad.closed_form import to_sympy
@@ -49,21 +50,10 @@ def sympy_lambdify(net, outs):
 
 
 def jax_jit(weights):
-    import jax
-
-    jax.config.update("jax_enable_x64", True)
+    start = time.perf_counter()
+    jax, u, u_x, u_t, u_xx = jax_point_derivatives()
     import jax.numpy as jnp
 
-    start = time.perf_counter()
-
-    def u(Ws, x, t):
-        a = jnp.stack([x, t])
-        for k in range(0, len(Ws) - 2, 2):
-            a = jnp.tanh(a @ Ws[k] + Ws[k + 1])
-        return (a @ Ws[-2] + Ws[-1])[0]
-
-    u_x, u_t = jax.grad(u, 1), jax.grad(u, 2)
-    u_xx = jax.grad(u_x, 1)
     fn = jax.jit(
         jax.vmap(
             lambda W, x, t: (u(W, x, t), u_x(W, x, t), u_t(W, x, t), u_xx(W, x, t)), in_axes=(None, 0, 0)

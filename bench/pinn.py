@@ -20,6 +20,7 @@ import sys
 import time
 
 import numpy as np
+from peers import jax_point_derivatives
 
 NU = 0.01 / np.pi
 
@@ -99,21 +100,9 @@ def torch_runner(weights):
 
 
 def jax_runner(weights):
-    import jax
-
-    jax.config.update("jax_enable_x64", True)
-    import jax.numpy as jnp
-
     start = time.perf_counter()
-
-    def u(Ws, x, t):
-        a = jnp.stack([x, t])
-        for k in range(0, len(Ws) - 2, 2):
-            a = jnp.tanh(a @ Ws[k] + Ws[k + 1])
-        return (a @ Ws[-2] + Ws[-1])[0]
-
-    u_x, u_t = jax.grad(u, 1), jax.grad(u, 2)
-    u_xx = jax.grad(u_x, 1)
+    jax, u, u_x, u_t, u_xx = jax_point_derivatives()
+    import jax.numpy as jnp
 
     def point(Ws, x, t):
         v, vx, vt, vxx = u(Ws, x, t), u_x(Ws, x, t), u_t(Ws, x, t), u_xx(Ws, x, t)

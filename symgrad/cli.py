@@ -52,13 +52,19 @@ def _derive(args) -> int:
     return 0
 
 
+def _run_collecting(path: str, collector) -> list:
+    """Run a user's script inside ``collector`` (a context yielding a list); return what it gathered."""
+    script = _script(path)
+    with collector as gathered:
+        runpy.run_path(str(script), run_name="__main__")
+    return gathered
+
+
 def _explain(args) -> int:
     from symgrad.autodiff.recording import recording
     from symgrad.explain.build import explain_episodes
 
-    script = _script(args.script)
-    with recording() as episodes:
-        runpy.run_path(str(script), run_name="__main__")
+    episodes = _run_collecting(args.script, recording())
     if not episodes:
         raise UsageError(f"{args.script} differentiated nothing")
     explanation = explain_episodes(episodes, args.lang)
@@ -72,9 +78,7 @@ def _verify(args) -> int:
     """Run a script, print every report its ``symgrad.verify`` calls make; 1 on a real mismatch."""
     from symgrad.verification import collect
 
-    script = _script(args.script)
-    with collect() as reports:
-        runpy.run_path(str(script), run_name="__main__")
+    reports = _run_collecting(args.script, collect())
     if not reports:
         raise UsageError(f"{args.script} made no symgrad.verify(...) call; nothing was checked")
     for report in reports:
