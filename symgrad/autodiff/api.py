@@ -9,13 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
-
 from symgrad.autodiff.core import forward, reverse
-from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
+from symgrad.autodiff.jacobian import jacobian_node
 from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, named_like, trace_inputs
-from symgrad.core.families.structural import reshape, stack, zeros_like
-from symgrad.core.graph import const
 from symgrad.errors import GradError
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
@@ -179,12 +175,6 @@ def vjp(fn: Callable, *args, has_aux: bool = False):
     return (tuple(outs) if is_tuple else outs[0]), vjp_fn
 
 
-def _one_hot(shape, index, dtype):
-    arr = np.zeros(shape, dtype=dtype)
-    arr[index] = 1
-    return const(arr)
-
-
 def _jacobian(fn: Callable, grad_position, has_aux: bool, mode: str) -> Callable:
     who = "jacfwd" if mode == "fwd" else "jacrev"
     positions, single = _positions(grad_position, who)
@@ -198,27 +188,8 @@ def _jacobian(fn: Callable, grad_position, has_aux: bool, mode: str) -> Callable
         diff_outs = outputs[:1] if has_aux else outputs
         out_nodes = [o._node for o in diff_outs]
         in_nodes = [leaves[p]._node for p in positions]
-        blocks = []  # blocks[o][i]: d out_o / d in_i with shape out.shape + in.shape
-        for out in out_nodes:
-            row = []
-            for x in in_nodes:
-                dtype = out.dtype or x.dtype
-                if mode == "rev":
-                    parts = [
-                        vjp_sweep([(out, _one_hot(out.shape, idx, dtype))], [x])[0]
-                        for idx in np.ndindex(out.shape)
-                    ]
-                    parts = [p if p is not None else zeros_like(x) for p in parts]
-                    row.append(reshape(stack(parts, 0), out.shape + x.shape))
-                else:
-                    parts = [
-                        jvp_sweep([out], {x: _one_hot(x.shape, idx, x.dtype)})[0]
-                        for idx in np.ndindex(x.shape)
-                    ]
-                    parts = [p if p is not None else zeros_like(out) for p in parts]
-                    row.append(reshape(stack(parts, out.ndim), out.shape + x.shape))
-            blocks.append(row)
-        flat = [b for row in blocks for b in row]
+        # d out_o / d in_i with shape out.shape + in.shape, output-major
+        flat = [jacobian_node(out, x, mode) for out in out_nodes for x in in_nodes]
         tensors = trace.finish(flat + [o._node for o in outputs[1:] if has_aux], *outputs)
         jac_t, aux = tensors[: len(flat)], tuple(tensors[len(flat) :])
         rows = [jac_t[i * len(in_nodes) : (i + 1) * len(in_nodes)] for i in range(len(out_nodes))]

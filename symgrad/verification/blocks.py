@@ -11,11 +11,8 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
-from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
-from symgrad.core.families.structural import reshape, stack, zeros_like
-from symgrad.core.graph import Node, Var, const
+from symgrad.autodiff.jacobian import jacobian_node
+from symgrad.core.graph import Node, Var
 
 
 @dataclass(frozen=True)
@@ -26,25 +23,6 @@ class Block:
     path: tuple[int, ...]  # which inputs, in the order of differentiation
     node: Node
     label: str
-
-
-def _one_hot(shape, index, dtype) -> Node:
-    arr = np.zeros(shape, dtype=dtype)
-    arr[index] = 1
-    return const(arr)
-
-
-def jacobian_node(out: Node, x: Var) -> Node:
-    """d out / d x with shape ``out.shape + x.shape``; reverse or forward mode, whichever is cheaper."""
-    dtype = out.dtype or x.dtype
-    out_size, in_size = int(np.prod(out.shape)), int(np.prod(x.shape))
-    if out_size <= in_size:
-        parts = [vjp_sweep([(out, _one_hot(out.shape, i, dtype))], [x])[0] for i in np.ndindex(out.shape)]
-        parts = [zeros_like(x) if p is None else p for p in parts]
-        return reshape(stack(parts, 0), out.shape + x.shape)
-    parts = [jvp_sweep([out], {x: _one_hot(x.shape, i, x.dtype)})[0] for i in np.ndindex(x.shape)]
-    parts = [zeros_like(out) if p is None else p for p in parts]
-    return reshape(stack(parts, out.ndim), out.shape + x.shape)
 
 
 def derivative_blocks(
