@@ -103,8 +103,7 @@ class Tensor:
         return np.array(self._value())
 
     def __array__(self, dtype=None, copy=None):
-        value = self._value()
-        return value.astype(dtype) if dtype is not None else value
+        return np.array(self._value(), dtype=dtype)  # a copy: the cache may be a constant's own data
 
     def item(self):
         return self._value().item()
