@@ -33,7 +33,7 @@ PROGRAMS = {
     "get_all_one_input": "result = ops.GradOperation(get_all=True)(ops.sin)(f32(0.5, 1.0))",
     "second_order_tanh": "result = ops.grad(ops.grad(ops.tanh))(f32(0.3, -1.2))",
     "third_order_sin": "result = ops.grad(ops.grad(ops.grad(ops.sin)))(f32(0.7))",
-    "grad_tuple_positions": "result = ops.grad(lambda x, y: x * ops.exp(y) + y * y, grad_position=(0, 1))(f32(1.0, 2.0), f32(0.5, -0.5))",
+    "grad_tuple_positions": "result = ops.grad(lambda x, y: ops.add(ops.mul(x, ops.exp(y)), ops.mul(y, y)), grad_position=(0, 1))(f32(1.0, 2.0), f32(0.5, -0.5))",
     "grad_int_position": "result = ops.grad(lambda x, y: ops.div(ops.sqrt(x), y), grad_position=1)(f32(4.0, 9.0), f32(2.0, 3.0))",
     "value_and_grad_aux": """
 def fn(x, y):
