@@ -45,7 +45,7 @@ def compile(
     chosen = BACKENDS[backend]
     if not chosen.available():
         raise BackendError(
-            f"backend {backend!r} is not installed here; available: "
+            f"backend {backend!r} is not installed (or not working) here; available: "
             f"{', '.join(available_backends())}. Install it with: {chosen.install_hint}"
         )
     outputs = list(outputs)

@@ -2,12 +2,31 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
+import os
+import sys
 from types import ModuleType
 
 import numpy as np
 
 from lowering.runtime import ArrayRuntime
+
+
+@contextlib.contextmanager
+def _silenced_stderr():
+    """Silence stderr at the file-descriptor level (C++ libraries write there directly)."""
+    sys.stderr.flush()
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 class Backend:
@@ -100,4 +119,67 @@ class TorchBackend(Backend):
         return value.to(getattr(self.xp(), np.dtype(dtype).name))
 
 
-BACKENDS: dict[str, Backend] = {b.name: b for b in (NumpyBackend(), CupyBackend(), TorchBackend())}
+class MindsporeBackend(Backend):
+    """MindSpore ``ops`` code (PyNative); on an Ascend device it runs as Ascend kernels."""
+
+    name = "mindspore"
+    module = "mindspore"
+    template_key = "mindspore"
+    install_hint = "pip install 'symgrad[mindspore]'"
+
+    _usable: bool | None = None
+
+    def available(self) -> bool:
+        """Installed and working: MindSpore 2.10's C++ layer fails under NumPy 2 for some ops."""
+        if self._usable is None:
+            self._usable = False
+            if super().available():
+                with _silenced_stderr():  # a failing MindSpore prints C++ warnings and tracebacks
+                    try:
+                        ms = self.xp()
+                        ms.ops.broadcast_to(ms.Tensor(np.zeros(()), ms.float64), (2,)).asnumpy()
+                        self._usable = True
+                    except Exception:  # any failure means this install cannot run kernels
+                        pass
+        return self._usable
+
+    def namespace(self) -> dict:
+        from lowering.mindspore_runtime import MindsporeRuntime
+
+        ms = self.xp()
+        return {"ops": ms.ops, "ms": ms, "rt": MindsporeRuntime(ms)}
+
+    def asarray(self, value):
+        ms = self.xp()
+        return value if isinstance(value, ms.Tensor) else ms.Tensor(np.asarray(value))
+
+    def to_numpy(self, value) -> np.ndarray:
+        return value.asnumpy()
+
+    def is_float(self, value) -> bool:
+        return np.dtype(value.asnumpy().dtype if value.ndim == 0 else self._np_dtype(value)).kind == "f"
+
+    def _np_dtype(self, value):
+        ms = self.xp()
+        return ms.dtype_to_nptype(value.dtype)
+
+    def asarray_like(self, value, like):
+        ms = self.xp()
+        if isinstance(value, ms.Tensor) and like is None:
+            return value
+        return ms.Tensor(
+            np.asarray(value.asnumpy() if isinstance(value, ms.Tensor) else value),
+            dtype=None if like is None else like.dtype,
+        )
+
+    def broadcast_copy(self, value, shape: tuple):
+        return self.xp().ops.broadcast_to(value, shape).copy()
+
+    def astype(self, value, dtype: np.dtype):
+        ms = self.xp()
+        return value.astype(getattr(ms, np.dtype(dtype).name))
+
+
+BACKENDS: dict[str, Backend] = {
+    b.name: b for b in (NumpyBackend(), CupyBackend(), TorchBackend(), MindsporeBackend())
+}

@@ -185,6 +185,9 @@ def _format(node: Node, code: dict[Node, str], template_key: str) -> str:
     arg_code = []
     for a in node.args:
         text = code[a]
+        if template_key == "mindspore" and isinstance(a, Const) and a.is_weak and node.dtype is not None:
+            # MindSpore rounds Python floats to float32; give the constant the op's own dtype
+            text = f"rt.scalar({a.value!r}, {node.dtype.name!r})"
         if op.kind in (ELEMENTWISE, NONDIFF) and a.ndim < node.ndim and not isinstance(a, Const):
             text = f"rt.lift({text}, {a.ndim}, {node.ndim})"
         arg_code.append(text)
