@@ -194,3 +194,10 @@ def test_verify_command(tmp_path):
         timeout=60,
     )
     assert done.returncode == 2 and "nothing was checked" in done.stderr
+
+
+def test_an_input_the_output_ignores_has_a_zero_derivative():
+    report = symgrad.verify(lambda x, y: ops.sin(x), Tensor(np.array([0.2, 0.4])), Tensor(np.array(1.0)))
+    assert report.ok
+    (zero,) = [r for r in report.rows if r.derivative == "d out / d y" and r.method == "kernel float64"]
+    assert zero.reference == 0 and zero.max_abs == 0

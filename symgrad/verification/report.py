@@ -49,6 +49,7 @@ class Report:
     title: str
     rows: list[Row] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    blocks: list = field(default_factory=list)  # the derivative blocks compared, in order
 
     @property
     def ok(self) -> bool:
