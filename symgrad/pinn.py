@@ -169,11 +169,6 @@ def plot_solution(
     return Path(path)
 
 
-def as_points(*arrays: np.ndarray) -> list[np.ndarray]:
-    """Flattened float64 copies of coordinate arrays (one per input)."""
-    return [np.asarray(a, dtype=np.float64).ravel() for a in arrays]
-
-
 __all__ = [
     "Adam",
     "ResidualLoss",
