@@ -172,7 +172,6 @@ def plot_solution(
 __all__ = [
     "Adam",
     "ResidualLoss",
-    "as_points",
     "laplacian",
     "load_checkpoint",
     "plot_solution",
