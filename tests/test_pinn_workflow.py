@@ -121,3 +121,30 @@ def test_plot_is_written(tmp_path):
     X, Y = np.meshgrid(g, g)
     path = plot_solution(tmp_path / "u.png", X, Y, X * Y, X * Y + 0.01)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_dense_sequential_cell_trains_as_a_pinn(rng):
+    """The MindSpore way of writing the network works in the PINN workflow too."""
+    symgrad.nn.set_seed(0)
+    net = symgrad.nn.SequentialCell(
+        [
+            symgrad.nn.Dense(2, 8, activation="tanh"),
+            symgrad.nn.Dense(8, 8, activation="tanh"),
+            symgrad.nn.Dense(8, 1),
+        ]
+    )
+
+    def u(x, y):
+        return net(ops.stack([x, y]))[0]
+
+    def pde(x, y):
+        return laplacian(u, (0, 1))(x, y) + 1.0
+
+    loss = ResidualLoss(pde, ("x", "y"), net.trainable_params())
+    history = train(
+        [(loss, list(rng.uniform(0, 1, (2, 128))))],
+        Adam(net.trainable_params(), lr=1e-2),
+        steps=40,
+        progress=False,
+    )
+    assert history[-1] < 0.5 * history[0]
