@@ -155,13 +155,10 @@ def test_parameters_are_named_and_updatable():
 
 
 def test_weight_gradients_of_a_dense_network_match_finite_differences():
-    net = nn.SequentialCell([nn.Dense(2, 3, activation="tanh"), nn.Dense(3, 1)])
-    for p in net.trainable_params():
-        p.set_data(p.asnumpy())
+    f64 = symgrad.dtype.float64
+    net = nn.SequentialCell([nn.Dense(2, 3, activation="tanh", dtype=f64), nn.Dense(3, 1, dtype=f64)])
     params = net.trainable_params()
-    for p in params:
-        p._data = p._data.astype(F64)
-        p._node.dtype = np.dtype(F64)
+    assert all(p.dtype == f64 for p in params)
     x = t64([0.5, -0.5])
     grads = ops.grad(lambda x: net(x).sum(), None, weights=params)(x)
     for p, g in zip(params, grads):

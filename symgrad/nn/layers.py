@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from symgrad import dtype as mstype
 from symgrad import ops
 from symgrad.nn.cell import Cell
 from symgrad.parameter import Parameter
@@ -81,15 +82,19 @@ class Dense(Cell):
         bias_init="zeros",
         has_bias: bool = True,
         activation=None,
+        dtype=mstype.float32,
     ):
         super().__init__()
         self.in_channels, self.out_channels = in_channels, out_channels
+        np_dtype = mstype.to_dtype(dtype).np
         shape = (out_channels, in_channels)
-        self.weight = Parameter(_initial(weight_init, shape, in_channels, _rng), name=None)
+        self.weight = Parameter(_initial(weight_init, shape, in_channels, _rng).astype(np_dtype), name=None)
         self.has_bias = has_bias
         if has_bias:
             bias_init = "uniform" if bias_init == "HeUniform" else bias_init
-            self.bias = Parameter(_initial(bias_init, (out_channels,), in_channels, _rng), name=None)
+            self.bias = Parameter(
+                _initial(bias_init, (out_channels,), in_channels, _rng).astype(np_dtype), name=None
+            )
         self.activation = get_activation(activation)
 
     def construct(self, x):
