@@ -168,9 +168,9 @@ def test_weight_gradients_of_a_dense_network_match_finite_differences():
             for sign in (1, -1):
                 bumped = base.copy()
                 bumped[idx] += sign * 1e-6
-                p._data = bumped
+                p.set_data(bumped)
                 fd[idx] += sign * float(net(x).sum().asnumpy()) / 2e-6
-        p._data = base
+        p.set_data(base)
         np.testing.assert_allclose(g.asnumpy(), fd, rtol=1e-6, atol=1e-8)
 
 
