@@ -157,11 +157,7 @@ class MindsporeBackend(Backend):
         return value.asnumpy()
 
     def is_float(self, value) -> bool:
-        return np.dtype(value.asnumpy().dtype if value.ndim == 0 else self._np_dtype(value)).kind == "f"
-
-    def _np_dtype(self, value):
-        ms = self.xp()
-        return ms.dtype_to_nptype(value.dtype)
+        return np.dtype(self.xp().dtype_to_nptype(value.dtype)).kind == "f"
 
     def asarray_like(self, value, like):
         ms = self.xp()

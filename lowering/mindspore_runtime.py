@@ -49,13 +49,12 @@ class MindsporeRuntime:
         return self.ops.transpose(a, tuple(range(lead)) + tuple(lead + p for p in perm))
 
     def _placement(self, shape, index, dtype):
-        """0/1 matrix (size of shape, number of selected elements) of an index."""
-        positions = np.arange(math.prod(shape)).reshape(shape)[index_to_python(index)].ravel()
+        """0/1 matrix (size of shape, number of selected elements) of an index, and the selection's shape."""
+        selected = np.arange(math.prod(shape)).reshape(shape)[index_to_python(index)]
+        positions = selected.ravel()
         matrix = np.zeros((math.prod(shape), positions.size))
         matrix[positions, np.arange(positions.size)] = 1
-        return self.ms.Tensor(matrix, dtype=dtype), np.arange(math.prod(shape)).reshape(shape)[
-            index_to_python(index)
-        ].shape
+        return self.ms.Tensor(matrix, dtype=dtype), selected.shape
 
     def getitem(self, a, index):
         rank = len(index)
