@@ -14,6 +14,7 @@ from symgrad.core.graph import Node, Var
 from symgrad.errors import OpError
 
 _compiled: dict[tuple[str, str], object] = {}
+CHUNK = 32768  # default points per chunk of a NumPy kernel (measured: bench/RESULTS.md)
 
 
 def _function(program: Program, backend: Backend):
@@ -49,6 +50,7 @@ class Kernel:
             if r not in (None, "sum", "mean"):
                 raise ValueError(f"kernel: reduction must be None, 'sum' or 'mean', got {r!r}")
         self._program = print_program(outputs, args, backend.template_key, self.reductions)
+        self.chunk = CHUNK  # points per chunk on NumPy (bounds memory); None runs all points at once
         self._fn = _function(self._program, backend)
 
     @property
@@ -76,7 +78,10 @@ class Kernel:
             for name, var, a in zip(self.arg_names, self._args, arrays)
         ]
         batch = self._batch_shape(values)
-        out = self._fn(*values, self._program.consts, batch)
+        if backend.name == "numpy" and self.chunk and math.prod(batch) > self.chunk:
+            out = self._chunked(values, batch)
+        else:
+            out = self._fn(*values, self._program.consts, batch)
         like = next((v for v in values if backend.is_float(v)), None)
         results = []
         count = math.prod(batch)
@@ -90,6 +95,37 @@ class Kernel:
                 value = backend.broadcast_copy(value, full)
             results.append(value)
         return tuple(results)
+
+    def _chunked(self, values, batch: tuple) -> list:
+        """Run over ``self.chunk`` points at a time, so memory is bounded by the chunk size.
+
+        Per-point outputs are concatenated; batch-reduced outputs are summed over the chunks.
+        """
+        n = math.prod(batch)
+        flat = []
+        for var, value in zip(self._args, values):
+            if value.ndim == var.ndim:  # no batch axes (weights): shared by every chunk
+                flat.append(None)
+            else:
+                flat.append(np.broadcast_to(value, batch + var.shape).reshape((n,) + var.shape))
+        pieces: list[list] = [[] for _ in self._outputs]
+        size = self.chunk
+        for start in range(0, n, size):
+            stop = min(start + size, n)
+            chunk = [v if f is None else f[start:stop] for v, f in zip(values, flat)]
+            for k, value in enumerate(self._fn(*chunk, self._program.consts, (stop - start,))):
+                pieces[k].append(value)
+        out = []
+        for node, reduction, parts in zip(self._outputs, self.reductions, pieces):
+            if reduction is not None:
+                out.append(sum(parts[1:], parts[0]))
+            else:
+                starts = range(0, n, size)
+                parts = [
+                    np.broadcast_to(p, (min(s + size, n) - s,) + node.shape) for s, p in zip(starts, parts)
+                ]
+                out.append(np.concatenate(parts).reshape(batch + node.shape))
+        return out
 
     def _cast_integers(self, name: str, var: Var, value):
         """Integer data for a float variable is cast to the variable's dtype, with a warning."""

@@ -216,3 +216,23 @@ def test_mindspore_source_is_printed_without_mindspore():
     ).source
     assert "ops.sigmoid(" in source and "rt.matmul(x, w, 1, 2, False, False)" in source
     assert "np." not in source  # nothing NumPy-specific leaks into MindSpore code
+
+
+def test_chunked_evaluation_equals_evaluating_all_points_at_once(rng):
+    """Large batches run in chunks (bounded memory); results must not change."""
+    x = symgrad.placeholder("x", (2,))
+    w = symgrad.Parameter(symgrad.Tensor(rng.normal(size=(2, 3))), name="w")
+
+    def f(x):
+        return (ops.tanh(ops.matmul(x, w)) ** 2).sum()
+
+    outputs = [f(x), ops.grad(f)(x), ops.grad(f, None, weights=[w])(x)[0], w * 2]
+    kernel = symgrad.kernel(outputs, [x, w], reduce=[None, None, "mean", None])
+    points = rng.normal(size=(7, 11, 2))
+    kernel.chunk = None
+    whole = kernel(points, w.asnumpy())
+    kernel.chunk = 10  # 77 points in 8 chunks
+    chunked = kernel(points, w.asnumpy())
+    for a, b in zip(whole, chunked):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
