@@ -13,7 +13,6 @@ from symgrad.autodiff.tracing import (
     as_outputs,
     check_differentiable,
     fn_name,
-    input_names,
     trace_inputs,
 )
 from symgrad.core.families.structural import full, zeros_like
@@ -89,12 +88,11 @@ def reverse(
     grads = [_or_zeros(g, x) for g, x in zip(grads, wrt)]
     tensors = trace.finish([o._node for o in outputs] + grads, *outputs)
     n_out, n_in = len(outputs), len(positions)
-    names = input_names(fn, len(args))
     recording.record(
         dict(
-            kind="grad", fn_name=fn_name(fn), input_names=names, outputs=[o._node for o in differentiated],
+            kind="grad", fn_name=fn_name(fn), outputs=[o._node for o in differentiated],
             seeds=None if sens is None else cot, wrt=wrt,
-            wrt_names=[names[p] for p in positions] + [w.name for w in weights],
+            wrt_names=[trace.names[p] for p in positions] + [w.name for w in weights],
             results=grads, finished=[t._node for t in tensors[n_out:]], env=tensors[0]._env,
         )
     )  # fmt: skip
@@ -120,11 +118,10 @@ def forward(fn: Callable, inputs: Sequence[Tensor], tangents: Sequence[Tensor], 
     nodes = [o._node for o in outputs]
     tangent_out = [_or_zeros(t, o) for t, o in zip(jvp_sweep(nodes, seeds), nodes)]
     tensors = trace.finish(nodes + tangent_out, *outputs)
-    names = input_names(fn, len(inputs))
     recording.record(
         dict(
-            kind="jvp", fn_name=fn_name(fn), input_names=names, outputs=nodes, seeds=list(seeds.values()),
-            wrt=list(seeds), wrt_names=names, results=tangent_out,
+            kind="jvp", fn_name=fn_name(fn), outputs=nodes, seeds=list(seeds.values()),
+            wrt=list(seeds), wrt_names=trace.names, results=tangent_out,
             finished=[t._node for t in tensors[len(nodes) :]], env=tensors[0]._env,
         )
     )  # fmt: skip

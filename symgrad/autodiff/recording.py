@@ -19,7 +19,6 @@ class Episode:
 
     kind: str  # "grad" (reverse mode) or "jvp" (forward mode)
     fn_name: str
-    input_names: list[str]
     outputs: list[Node]  # in the episode's own variables
     seeds: list[Node] | None  # sens (grad) or tangents (jvp); None means ones
     wrt: list[Node]

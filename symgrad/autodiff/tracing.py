@@ -55,6 +55,7 @@ class Trace:
 
     mapping: dict[Var, Node] = field(default_factory=dict)
     env: dict = field(default_factory=dict)
+    names: list[str] = field(default_factory=list)  # the traced function's parameter names
 
     def leaf(self, tensor: Tensor, name: str) -> Tensor:
         """A fresh variable for ``tensor``; symbolic tensors are substituted back later."""
@@ -98,5 +99,5 @@ def check_differentiable(tensor: Tensor, what: str, who: str) -> None:
 
 def trace_inputs(fn: Callable, args: Sequence, trace: Trace) -> list:
     """Leaf tensors for every Tensor argument; other arguments pass through."""
-    names = input_names(fn, len(args))
-    return [trace.leaf(a, n) if isinstance(a, Tensor) else a for a, n in zip(args, names)]
+    trace.names = input_names(fn, len(args))
+    return [trace.leaf(a, n) if isinstance(a, Tensor) else a for a, n in zip(args, trace.names)]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
-from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, input_names, trace_inputs
+from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, trace_inputs
 from symgrad.core.graph import Node, const, free_vars, topo_order
 from symgrad.core.registry import make_node
 from symgrad.evaluate import value_of
@@ -67,7 +67,7 @@ def verify(
         raise ValueError(f"verify: order must be 1 or more, got {order}")
     trace = Trace()
     leaves = trace_inputs(fn, inputs, trace)
-    names = input_names(fn, len(inputs))
+    names = trace.names
     if positions is None:
         positions = [i for i, a in enumerate(inputs) if isinstance(a, Tensor) and a.dtype.is_float]
     for p in positions:

@@ -9,14 +9,7 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from symgrad.core.registry import NONDIFF, OpDef, broadcast_shapes, promote, register
-
-
-def _same(display):
-    def infer(args, params):
-        return broadcast_shapes(display, *(a.shape for a in args)), promote(args, False)
-
-    return infer
+from symgrad.core.registry import NONDIFF, OpDef, broadcast_shapes, elementwise_infer, register
 
 
 def _boolean(display):
@@ -33,7 +26,7 @@ def _nondiff(name, display, arity, sympy_fn, numpy, c, mindspore, infer=None):
             display=display,
             kind=NONDIFF,
             arity=arity,
-            infer=infer or _same(display),
+            infer=infer or elementwise_infer(display, float_result=False),
             sympy=sympy_fn,
             names={"numpy": numpy, "c": c, "mindspore": mindspore},
         )
