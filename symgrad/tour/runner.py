@@ -19,21 +19,27 @@ SECTIONS = [e.key for e in EXAMPLES]
 FORMATS = ("text", "latex", "markdown")
 
 
-def run_example(example: Example) -> tuple[dict, str]:
-    """Execute an example; return its namespace and what it printed."""
-    namespace, printed, _ = run_recorded(example)
-    return namespace, printed
-
-
-def run_recorded(example: Example, lang: str = "en") -> tuple[dict, str, Explanation]:
-    """Execute an example, recording and explaining every differentiation it performs."""
+def _execute(example: Example) -> tuple[dict, str, list]:
+    """Execute an example: its namespace, what it printed, the differentiations it recorded."""
     namespace: dict = {"__name__": f"symgrad_tour_{example.key}"}
     printed = io.StringIO()
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"set_context\(device_target='GPU'\)")
         with contextlib.redirect_stdout(printed), recording() as episodes:
             exec(compile(example.code, f"<guide:{example.key}>", "exec"), namespace)
-    return namespace, printed.getvalue(), explain_episodes(episodes, lang)
+    return namespace, printed.getvalue(), episodes
+
+
+def run_example(example: Example) -> tuple[dict, str]:
+    """Execute an example; return its namespace and what it printed (nothing is explained)."""
+    namespace, printed, _ = _execute(example)
+    return namespace, printed
+
+
+def run_recorded(example: Example, lang: str = "en") -> tuple[dict, str, Explanation]:
+    """Execute an example and explain every differentiation it performs."""
+    namespace, printed, episodes = _execute(example)
+    return namespace, printed, explain_episodes(episodes, lang)
 
 
 def check_example(example: Example, namespace: dict) -> list[tuple[str, Tensor, np.ndarray, bool]]:
