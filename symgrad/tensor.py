@@ -14,7 +14,7 @@ import numpy as np
 from symgrad import dtype as mstype
 from symgrad.core.families.linalg import matmul
 from symgrad.core.families.structural import getitem, reduce_sum, reshape, transpose
-from symgrad.core.graph import Const, Node, const, free_vars
+from symgrad.core.graph import Const, Node, const
 from symgrad.core.registry import make_node
 from symgrad.evaluate import Deferred, evaluate
 
@@ -133,11 +133,6 @@ class Tensor:
         from symgrad.closed_form import closed_form
 
         return closed_form(self)
-
-    @property
-    def is_symbolic(self) -> bool:
-        """True if the tensor depends on traced inputs or parameters."""
-        return bool(free_vars([self._node]))
 
     # ----- metadata -----
     @property
