@@ -36,6 +36,8 @@ class Backend:
     module: str = ""
     template_key: str = "numpy"
     install_hint: str = ""
+    native = False  # True: ``build`` compiles the graph itself instead of printing a Python program
+    chunked = False  # True: the kernel evaluates big batches a chunk at a time (bounded memory)
 
     def available(self) -> bool:
         return importlib.util.find_spec(self.module) is not None
@@ -73,14 +75,46 @@ class NumpyBackend(Backend):
     name = "numpy"
     module = "numpy"
     install_hint = "pip install numpy"
+    chunked = True
+
+
+class CBackend(Backend):
+    """The whole per-point program compiled by the system C compiler, one OpenMP loop over points."""
+
+    name = "c"
+    module = "numpy"
+    template_key = "c"
+    install_hint = "install a C compiler (gcc or clang; or set CC)"
+    native = True
+    chunked = True
+
+    def available(self) -> bool:
+        from lowering.native import find_compiler
+
+        return find_compiler() is not None
+
+    def build(self, outputs, args, reductions):
+        """The compiled function and its readable program (C source plus the NumPy batch sums)."""
+        from lowering.native import NativeFunction
+
+        function = NativeFunction(outputs, args, reductions)
+        return function.program, function
 
 
 class CupyBackend(Backend):
-    """CuPy runs the same program with ``np`` bound to ``cupy`` (one launch per op)."""
+    """CuPy: the whole per-point program fused into one CUDA kernel per output set."""
 
     name = "cupy"
     module = "cupy"
     install_hint = "pip install 'symgrad[cupy]' (needs an NVIDIA GPU and CUDA)"
+    native = True
+
+    def build(self, outputs, args, reductions):
+        """The fused kernel and its readable program (CUDA source plus the CuPy batch sums)."""
+        from lowering.cuda import FusedCudaFunction
+
+        function = FusedCudaFunction(outputs, args, reductions)
+        return function.program, function
 
     def to_numpy(self, value) -> np.ndarray:
         return self.xp().asnumpy(value)
@@ -177,5 +211,5 @@ class MindsporeBackend(Backend):
 
 
 BACKENDS: dict[str, Backend] = {
-    b.name: b for b in (NumpyBackend(), CupyBackend(), TorchBackend(), MindsporeBackend())
+    b.name: b for b in (NumpyBackend(), CBackend(), CupyBackend(), TorchBackend(), MindsporeBackend())
 }

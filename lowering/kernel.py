@@ -49,9 +49,12 @@ class Kernel:
         for r in self.reductions:
             if r not in (None, "sum", "mean"):
                 raise ValueError(f"kernel: reduction must be None, 'sum' or 'mean', got {r!r}")
-        self._program = print_program(outputs, args, backend.template_key, self.reductions)
-        self.chunk = CHUNK  # points per chunk on NumPy (bounds memory); None runs all points at once
-        self._fn = _function(self._program, backend)
+        if backend.native:
+            self._program, self._fn = backend.build(self._outputs, self._args, self.reductions)
+        else:
+            self._program = print_program(outputs, args, backend.template_key, self.reductions)
+            self._fn = _function(self._program, backend)
+        self.chunk = CHUNK  # points per chunk on NumPy and C (bounds memory); None runs all at once
 
     @property
     def source(self) -> str:
@@ -78,7 +81,7 @@ class Kernel:
             for name, var, a in zip(self.arg_names, self._args, arrays)
         ]
         batch = self._batch_shape(values)
-        if backend.name == "numpy" and self.chunk and math.prod(batch) > self.chunk:
+        if backend.chunked and self.chunk and math.prod(batch) > self.chunk:
             out = self._chunked(values, batch)
         else:
             out = self._fn(*values, self._program.consts, batch)

@@ -41,6 +41,12 @@ def _identifier(name: str, taken: set[str]) -> str:
     return candidate
 
 
+def argument_names(args: Sequence[Var]) -> list[str]:
+    """Python identifiers for the kernel's arguments, from the variables' names."""
+    taken = {"rt", "xp", "_c", "np", "_batch"}
+    return [_identifier(var.display_name, taken) for var in args]
+
+
 def print_program(
     outputs: Sequence[Node],
     args: Sequence[Var],
@@ -54,18 +60,9 @@ def print_program(
     additions and reshapes, so a per-point outer product (a weight gradient) becomes
     one matrix product over the batch axis instead of an array per point.
     """
-    reductions = list(reductions) if reductions is not None else [None] * len(outputs)
-    plans = {k: _plan_sum(o) for k, (o, r) in enumerate(zip(outputs, reductions)) if r}
-    needed = [o for k, o in enumerate(outputs) if k not in plans]
-    for plan in plans.values():
-        needed += _plan_leaves(plan)
-    taken = {"rt", "xp", "_c", "np", "_batch"}
-    code: dict[Node, str] = {}
-    arg_names = []
-    for var in args:
-        name = _identifier(var.display_name, taken)
-        code[var] = name
-        arg_names.append(name)
+    plans, needed = plan_batch_sums(outputs, reductions)
+    arg_names = argument_names(args)
+    code: dict[Node, str] = dict(zip(args, arg_names))
     body: list[tuple[str, str, list[str]]] = []  # (name, expression, names it reads)
     consts: list = []
     op_count = 0
@@ -131,6 +128,25 @@ def _with_deletions(body, keep: set[str]) -> list[str]:
 
 
 # ----- batch sums, pushed through linear ops -----
+
+
+def plan_batch_sums(outputs: Sequence[Node], reductions: Sequence[str | None] | None):
+    """Per reduced output, how to sum it over the batch; and the per-point nodes needed.
+
+    Returns ``(plans, leaves)``: ``plans`` maps an output's position to its plan,
+    ``leaves`` lists (once each) the outputs kept per point and the plans' leaves.
+    """
+    reductions = list(reductions) if reductions is not None else [None] * len(outputs)
+    plans = {k: _plan_sum(o) for k, (o, r) in enumerate(zip(outputs, reductions)) if r}
+    needed = [o for k, o in enumerate(outputs) if k not in plans]
+    for plan in plans.values():
+        needed += _plan_leaves(plan)
+    return plans, list(dict.fromkeys(needed))
+
+
+def render_batch_sums(outputs: Sequence[Node], plans: dict, names: dict[Node, str]) -> list[str]:
+    """Runtime (``rt``) expressions of every output, given the names of the per-point leaves."""
+    return [_render_sum(plans[k], names, "numpy") if k in plans else names[o] for k, o in enumerate(outputs)]
 
 
 def _plan_sum(node: Node):

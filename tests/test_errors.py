@@ -99,7 +99,7 @@ def test_kernel_argument_shapes_are_checked():
 
 def test_unknown_and_missing_backends():
     x = symgrad.placeholder("x")
-    with pytest.raises(lowering.BackendError, match="unknown backend 'jaxx'; known backends: numpy, cupy"):
+    with pytest.raises(lowering.BackendError, match="unknown backend .jaxx.; known backends: numpy, c, cupy"):
         symgrad.kernel(x, [x], backend="jaxx")
     if "cupy" not in lowering.available_backends():
         with pytest.raises(lowering.BackendError, match="'cupy' is not installed .*pip install"):

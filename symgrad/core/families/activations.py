@@ -18,7 +18,7 @@ elementwise(
 elementwise(
     "relu", "ReLU", lambda x: sympy.Max(x, 0),
     (lambda x, ans: apply("heaviside", x, params=(0.0,)),),
-    numpy="rt.relu({0})", c="fmax({0}, 0)", mindspore="ops.relu({0})",
+    numpy="rt.relu({0})", c="({0} > 0 || {0} != {0} ? {0} : 0)", mindspore="ops.relu({0})",
     float_result=False,
 )  # fmt: skip
 elementwise(

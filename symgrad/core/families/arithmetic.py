@@ -115,7 +115,7 @@ elementwise(
         lambda a, b, ans: apply("heaviside", apply("sub", a, b), params=(0.5,)),
         lambda a, b, ans: apply("heaviside", apply("sub", b, a), params=(0.5,)),
     ),
-    numpy="np.maximum({0}, {1})", c="fmax({0}, {1})", mindspore="ops.maximum({0}, {1})",
+    numpy="np.maximum({0}, {1})", c="({0} > {1} || {0} != {0} ? {0} : {1})", mindspore="ops.maximum({0}, {1})",
     float_result=False,
 )  # fmt: skip
 elementwise(
@@ -124,6 +124,6 @@ elementwise(
         lambda a, b, ans: apply("heaviside", apply("sub", b, a), params=(0.5,)),
         lambda a, b, ans: apply("heaviside", apply("sub", a, b), params=(0.5,)),
     ),
-    numpy="np.minimum({0}, {1})", c="fmin({0}, {1})", mindspore="ops.minimum({0}, {1})",
+    numpy="np.minimum({0}, {1})", c="({0} < {1} || {0} != {0} ? {0} : {1})", mindspore="ops.minimum({0}, {1})",
     float_result=False,
 )  # fmt: skip

@@ -1,0 +1,364 @@
+"""Turns a graph into one C function that evaluates every node for one point.
+
+The same per-point body serves the CPU (an OpenMP loop over the points, compiled by
+the system C compiler) and the GPU (one CUDA thread per point). Values are small
+fixed-size arrays, one per shared node; structural ops become index tables computed
+here by running the op's own NumPy lowering on arrays of indices, so no op needs a
+second hand-written C spelling beyond its elementwise ``c`` template.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from lowering.printer import plan_batch_sums
+from lowering.runtime import ArrayRuntime
+from symgrad.core.graph import Const, Node, Var, topo_order
+from symgrad.core.registry import CUSTOM, ELEMENTWISE, LINEAR, NONDIFF, lookup
+from symgrad.errors import UnboundError
+
+_INDEX_RUNTIME = {"np": np, "xp": np, "rt": ArrayRuntime(np)}
+
+
+@dataclass
+class PointProgram:
+    """C source of ``kernel(n, in, stride, out)`` and what it computes."""
+
+    source: str
+    real: str  # "double" or "float": the one floating type the program computes in
+    sizes_in: list[int]  # elements per point of each argument
+    sizes_out: list[int]  # elements per point of each output
+    op_count: int
+
+
+def print_point_program(
+    outputs: Sequence[Node],
+    args: Sequence[Var],
+    reductions: Sequence[str | None] | None = None,
+    target: str = "openmp",
+) -> PointProgram:
+    """C source evaluating ``outputs`` from ``args`` at each of ``n`` points.
+
+    ``target`` is ``"openmp"`` (a parallel loop over points) or ``"cuda"`` (one thread
+    per point). Argument ``k`` of point ``p`` starts at ``in[k] + p * stride[k]``
+    (stride 0 shares one value, such as a weight, between all points); output ``j``
+    of point ``p`` is written at ``out[j] + p * size_j``. An output with a reduction
+    (``"sum"`` or ``"mean"``; the caller divides) is summed over the points into
+    ``out[j]`` (OpenMP only): each thread sums its points, then the threads' sums are
+    added in a fixed order, so results do not depend on timing.
+    """
+    reductions = list(reductions) if reductions is not None else [None] * len(outputs)
+    if target == "cuda" and any(reductions):
+        raise NotImplementedError("the CUDA kernel writes per-point outputs; reduce them with CuPy")
+    plans, leaves = plan_batch_sums(outputs, reductions)
+    printer = _Printer(outputs, args, plans, leaves)
+    return printer.program(target)
+
+
+class _Printer:
+    def __init__(self, outputs: Sequence[Node], args: Sequence[Var], plans: dict, leaves: list[Node]):
+        self.outputs = list(outputs)
+        self.args = list(args)
+        self.plans = plans
+        nodes = topo_order(leaves)
+        floats = [n.dtype for n in nodes if n.dtype is not None and n.dtype.kind == "f"]
+        single = floats and all(d == np.float32 for d in floats)
+        self.real = "float" if single else "double"
+        self.statics: list[str] = []  # file-scope tables and constants
+        self.body: list[str] = []
+        self.names: dict[Node, str] = {}
+        self.scalars: dict[Node, str] = {}  # nodes that are one literal
+        self.op_count = 0
+        for k, var in enumerate(self.args):
+            self.names[var] = f"a{k}"
+        for node in nodes:
+            if node not in self.names:
+                self._emit(node)
+
+    # ----- program text -----
+
+    def program(self, target: str) -> PointProgram:
+        real = self.real
+        lines = [f"/* symgrad per-point kernel; computes in {real} */"]
+        if target == "cuda":  # no headers: NVRTC compiles this as it is
+            lines += [
+                "#define STATIC static __device__ const",
+                "#define SIMD_SUM",
+                "#define INFINITY __builtin_huge_val()",
+                '#define NAN __builtin_nan("")',
+                "typedef long long idx_t;",
+            ]
+        else:
+            lines += [
+                "#include <math.h>",
+                "#include <stdlib.h>",
+                "#include <omp.h>",
+                "#define STATIC static const",
+            ]
+            lines += ['#define SIMD_SUM _Pragma("omp simd reduction(+:s)")', "typedef long idx_t;"]
+        lines += self.statics
+        offsets, total = {}, 0
+        for j in sorted(self.plans):
+            offsets[j], total = total, total + _size(self.outputs[j])
+        if target == "cuda":
+            params = [f"const {real} *in{k}, idx_t stride{k}" for k in range(len(self.args))]
+            params += [f"{real} *out{j}" for j in range(len(self.outputs))]
+            lines.append(f'extern "C" __global__ void kernel(idx_t n, {", ".join(params)})\n{{')
+            lines += [
+                "    idx_t p = (idx_t)blockIdx.x * blockDim.x + threadIdx.x;",
+                "    if (p >= n) return;",
+            ]
+            lines += [f"    {line}" for line in self._point_lines(offsets, "in{k} + p * stride{k}", "out{j}")]
+            lines.append("}")
+            return self._done(lines)
+        point = self._point_lines(offsets, "in[{k}] + p * stride[{k}]", "out[{j}]")
+        signature = f"(idx_t n, const {real} *const *in, const idx_t *stride, {real} *const *out)"
+        if not self.plans:
+            lines += [f"void kernel{signature}\n{{", "    #pragma omp parallel for schedule(static)"]
+            lines += (
+                ["    for (idx_t p = 0; p < n; p++) {"]
+                + [f"        {line}" for line in point]
+                + ["    }", "}"]
+            )
+        else:
+            lines += [
+                f"void kernel{signature}\n{{",
+                "    int threads = omp_get_max_threads();",
+                f"    {real} *sums = calloc((size_t)threads * {total}, sizeof({real}));",
+                "    #pragma omp parallel num_threads(threads)",
+                "    {",
+                f"        {real} *acc = sums + (size_t)omp_get_thread_num() * {total};",
+                "        #pragma omp for schedule(static)",
+                "        for (idx_t p = 0; p < n; p++) {",
+                *[f"            {line}" for line in point],
+                "        }",
+                "    }",
+                "    for (int k = 0; k < threads; k++) {",
+                *[
+                    f"        for (int i = 0; i < {_size(self.outputs[j])}; i++) out[{j}][i] += sums[k * {total} + {off} + i];"
+                    for j, off in offsets.items()
+                ],
+                "    }",
+                "    free(sums);",
+                "}",
+            ]
+        return self._done(lines)
+
+    def _done(self, lines: list[str]) -> PointProgram:
+        return PointProgram(
+            source="\n".join(lines) + "\n",
+            real=self.real,
+            sizes_in=[_size(a) for a in self.args],
+            sizes_out=[_size(o) for o in self.outputs],
+            op_count=self.op_count,
+        )
+
+    def _point_lines(self, offsets: dict[int, int], arg_start: str, out_base: str) -> list[str]:
+        lines = [f"const {self.real} *a{k} = {arg_start.format(k=k)};" for k in range(len(self.args))]
+        lines += self.body
+        for j, node in enumerate(self.outputs):
+            size = _size(node)
+            if j in self.plans:
+                lines += self._accumulate(self.plans[j], 1, offsets[j])
+            else:
+                lines.append(
+                    f"{{ {self.real} *o = {out_base.format(j=j)} + p * {size}; "
+                    f"for (int i = 0; i < {size}; i++) o[i] = {self._at(node, 'i')}; }}"
+                )
+        return lines
+
+    def _accumulate(self, plan, sign: int, offset: int) -> list[str]:
+        """Add one point's share of a batch sum to the thread's sums (outer products stay fused)."""
+        kind = plan[0]
+        if kind in ("add", "sub"):
+            return self._accumulate(plan[1], sign, offset) + self._accumulate(
+                plan[2], -sign if kind == "sub" else sign, offset
+            )
+        if kind in ("neg", "reshape"):  # a reshape keeps the flat order
+            return self._accumulate(plan[1], -sign if kind == "neg" else sign, offset)
+        op = "+=" if sign > 0 else "-="
+        if kind == "outer":  # (k, 1) @ (1, q): both factors are vectors in flat order
+            _, a, b, ta, tb = plan
+            k, q = _size(a), _size(b)
+            return [
+                f"for (int r = 0; r < {k}; r++) {{ {self.real} v = {self._at(a, 'r')}; "
+                f"for (int c = 0; c < {q}; c++) acc[{offset} + r * {q} + c] {op} v * {self._at(b, 'c')}; }}"
+            ]
+        node = plan[1]
+        return [f"for (int i = 0; i < {_size(node)}; i++) acc[{offset} + i] {op} {self._at(node, 'i')};"]
+
+    # ----- one node -----
+
+    def _at(self, node: Node, index: str) -> str:
+        """C expression for element ``index`` of ``node``."""
+        if node in self.scalars:
+            return self.scalars[node]
+        return f"{self.names[node]}[{index}]"
+
+    def _emit(self, node: Node) -> None:
+        if isinstance(node, Var):
+            listed = ", ".join(v.display_name for v in self.args)
+            raise UnboundError(
+                f"the outputs depend on variable {node.display_name!r} {node.shape} "
+                f"which is not among the kernel arguments ({listed})"
+            )
+        if isinstance(node, Const):
+            self._emit_const(node)
+            return
+        name = f"t{self.op_count}"
+        self.op_count += 1
+        self.names[node] = name
+        kind = lookup(node.op).kind
+        if kind in (ELEMENTWISE, NONDIFF):
+            self._emit_elementwise(node, name)
+        elif node.op == "matmul":
+            self._emit_matmul(node, name)
+        elif node.op == "reduce_sum":
+            self._emit_reduce(node, name)
+        elif kind == LINEAR:
+            self._emit_gather(node, name)
+        else:
+            assert kind == CUSTOM
+            raise NotImplementedError(f"op {lookup(node.op).display} has no C lowering")
+
+    def _emit_const(self, node: Const) -> None:
+        values = np.asarray(node.value).ravel()
+        if values.size == 1:
+            self.scalars[node] = _literal(values[0], self.real)
+            self.names[node] = self.scalars[node]
+            return
+        name = f"c{len(self.statics)}"
+        items = ", ".join(_literal(v, self.real) for v in values)
+        self.statics.append(f"STATIC {self.real} {name}[{values.size}] = {{{items}}};")
+        self.names[node] = name
+
+    def _emit_elementwise(self, node: Node, name: str) -> None:
+        op = lookup(node.op)
+        size = _size(node)
+        reads = [self._broadcast_read(a, node) for a in node.args]
+        fields = {f"p{i}": _literal(p, self.real) for i, p in enumerate(node.params)}
+        expr = op.names["c"].format(*reads, **fields)
+        self.body.append(f"{self.real} {name}[{size}]; for (int i = 0; i < {size}; i++) {name}[i] = {expr};")
+
+    def _broadcast_read(self, arg: Node, node: Node) -> str:
+        """Element ``i`` of ``node``'s shape read from ``arg`` (NumPy broadcasting)."""
+        if arg in self.scalars or _size(arg) == 1:
+            return self._at(arg, "0")
+        if arg.shape == node.shape:
+            return self._at(arg, "i")
+        table = np.broadcast_to(np.arange(_size(arg)).reshape(arg.shape), node.shape).ravel()
+        return f"{self.names[arg]}[{self._table(table)}[i]]"
+
+    def _emit_matmul(self, node: Node, name: str) -> None:
+        (a, b), (ta, tb) = node.args, node.params
+        ta, tb = ta and a.ndim == 2, tb and b.ndim == 2
+        # op(a) is (m, k), op(b) is (k, q); vectors are a row (a) and a column (b)
+        if a.ndim == 2:
+            m, k = (a.shape[1], a.shape[0]) if ta else a.shape
+        else:
+            m, k = 1, a.shape[0]
+        q = (b.shape[0] if tb else b.shape[1]) if b.ndim == 2 else 1
+        a_ik = self._at(a, f"l * {m} + r" if ta else f"r * {k} + l")
+        b_kj = self._at(b, f"c * {k} + l" if tb else f"l * {q} + c")
+        real = self.real
+        if tb:  # rows of b are contiguous: dot products (the pragma allows a vectorized sum)
+            loops = (
+                f"for (int r = 0; r < {m}; r++) for (int c = 0; c < {q}; c++) {{ {real} s = 0; "
+                f"SIMD_SUM for (int l = 0; l < {k}; l++) s += {a_ik} * {b_kj}; "
+                f"{name}[r * {q} + c] = s; }}"
+            )
+        else:  # columns of the result are contiguous in b: accumulate rows
+            loops = (
+                f"for (int i = 0; i < {m * q}; i++) {name}[i] = 0; "
+                f"for (int r = 0; r < {m}; r++) for (int l = 0; l < {k}; l++) {{ {real} v = {a_ik}; "
+                f"for (int c = 0; c < {q}; c++) {name}[r * {q} + c] += v * {b_kj}; }}"
+            )
+        self.body.append(f"{real} {name}[{m * q}]; {loops}")
+
+    def _emit_reduce(self, node: Node, name: str) -> None:
+        (x,), (axes, _keepdims) = node.args, node.params
+        coords = np.indices(x.shape).reshape(x.ndim, -1)
+        kept = [d for d in range(x.ndim) if d not in axes]
+        target = (
+            np.ravel_multi_index(coords[kept], tuple(x.shape[d] for d in kept))
+            if kept
+            else np.zeros(coords.shape[1], dtype=np.int64)
+        )
+        size_in, size = _size(x), _size(node)
+        self.body.append(
+            f"{self.real} {name}[{size}]; for (int i = 0; i < {size}; i++) {name}[i] = 0; "
+            f"for (int i = 0; i < {size_in}; i++) {name}[{self._table(target)}[i]] += {self._at(x, 'i')};"
+        )
+
+    def _emit_gather(self, node: Node, name: str) -> None:
+        """A linear op that picks elements (reshape, transpose, getitem, scatter, stack, broadcast)."""
+        sources = self._gather_sources(node)  # per output element: global index + 1, or 0 for zero
+        offsets = np.cumsum([0] + [_size(a) for a in node.args])
+        size = _size(node)
+        if len(node.args) == 1 and np.array_equal(sources, np.arange(1, size + 1)):
+            arg = node.args[0]
+            if arg in self.scalars:
+                self.scalars[node] = self.scalars[arg]
+                self.names[node] = self.scalars[arg]
+            else:
+                self.body.append(f"const {self.real} *{name} = {self.names[arg]};")  # same elements: alias
+            return
+        parts = [f"{self.real} {name}[{size}];"]
+        if (sources == 0).any():
+            parts.append(f"for (int i = 0; i < {size}; i++) {name}[i] = 0;")
+        for k, arg in enumerate(node.args):
+            mine = (sources > offsets[k]) & (sources <= offsets[k + 1])
+            where = np.flatnonzero(mine)
+            if where.size == 0:
+                continue
+            local = sources[where] - 1 - offsets[k]
+            if where.size == size:
+                parts.append(
+                    f"for (int i = 0; i < {size}; i++) {name}[i] = {self._at(arg, f'{self._table(local)}[i]')};"
+                )
+            else:
+                out_t, in_t = self._table(where), self._table(local)
+                parts.append(
+                    f"for (int i = 0; i < {where.size}; i++) {name}[{out_t}[i]] = {self._at(arg, f'{in_t}[i]')};"
+                )
+        self.body.append(" ".join(parts))
+
+    def _gather_sources(self, node: Node) -> np.ndarray:
+        """Run the op's NumPy lowering on index arrays: which argument element each output element is."""
+        op = lookup(node.op)
+        offsets = np.cumsum([0] + [_size(a) for a in node.args])
+        env = dict(_INDEX_RUNTIME)
+        names = []
+        for k, arg in enumerate(node.args):
+            names.append(f"i{k}")
+            env[f"i{k}"] = (np.arange(_size(arg), dtype=np.int64) + offsets[k] + 1).reshape(arg.shape)
+        fields = {f"p{i}": repr(p) for i, p in enumerate(node.params)}
+        fields.update({f"r{i}": a.ndim for i, a in enumerate(node.args)})
+        code = op.names["numpy"].format(*names, args=", ".join(names), rank=node.ndim, **fields)
+        result = np.asarray(eval(code, env))  # noqa: S307 - our own op table's template
+        return np.broadcast_to(result, node.shape).ravel().astype(np.int64)
+
+    def _table(self, values: np.ndarray) -> str:
+        name = f"c{len(self.statics)}"
+        items = ", ".join(str(int(v)) for v in np.asarray(values).ravel())
+        self.statics.append(f"STATIC int {name}[{np.asarray(values).size}] = {{{items}}};")
+        return name
+
+
+def _size(node: Node) -> int:
+    return math.prod(node.shape)
+
+
+def _literal(value, real: str) -> str:
+    """A C literal of ``real`` type for a Python or NumPy number."""
+    value = float(value)
+    if math.isnan(value):
+        return "NAN"
+    if math.isinf(value):
+        return "INFINITY" if value > 0 else "(-INFINITY)"
+    text = repr(value)
+    return f"{text}f" if real == "float" else text

@@ -1,0 +1,189 @@
+"""The compiled C backend against the NumPy reference: every op shape, reductions, dtypes, caching."""
+
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+
+import lowering
+import lowering.native as native
+import symgrad
+from symgrad import ops
+from symgrad.errors import UnboundError
+from symgrad.models import PointMLP, burgers_terms
+
+pytestmark = pytest.mark.skipif(
+    "c" not in lowering.available_backends(), reason="no C compiler here (gcc, clang or $CC)"
+)
+
+
+def both(outputs, args, values, reduce=None, chunk=None):
+    """Results of the NumPy and C kernels for the same graph and data."""
+    results = []
+    for backend in ("numpy", "c"):
+        kernel = symgrad.kernel(outputs, args, backend=backend, reduce=reduce)
+        if chunk:
+            kernel.chunk = chunk
+        results.append(kernel(*values))
+    return results
+
+
+def assert_same(outputs, args, values, rtol=1e-13, **kwargs):
+    reference, got = both(outputs, args, values, **kwargs)
+    for r, g in zip(reference, got):
+        assert g.shape == r.shape and g.dtype == r.dtype
+        np.testing.assert_allclose(g, r, rtol=rtol, atol=rtol)
+
+
+MATMULS = [  # (shape of a, shape of b, transpose_a, transpose_b)
+    ((3,), (3,), False, False), ((3,), (3, 2), False, False), ((4, 3), (3,), False, False),
+    ((4, 3), (3, 2), False, False), ((3, 4), (3, 2), True, False), ((4, 3), (2, 3), False, True),
+    ((3, 4), (2, 3), True, True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("shape_a", "shape_b", "ta", "tb"), MATMULS)
+def test_matmul_in_every_rank_and_transpose(shape_a, shape_b, ta, tb, rng):
+    a, b = symgrad.placeholder("a", shape_a), symgrad.placeholder("b", shape_b)
+    product = ops.MatMul(transpose_a=ta, transpose_b=tb)(a, b)
+    outputs = [product, ops.tanh(product) * 2.0]
+    assert_same(outputs, [a, b], [rng.normal(size=(5,) + shape_a), rng.normal(size=shape_b)])
+    assert_same(outputs, [a, b], [rng.normal(size=shape_a), rng.normal(size=(5,) + shape_b)])
+
+
+def test_structural_ops_broadcasting_and_constants(rng):
+    x = symgrad.placeholder("x", (3, 4))
+    col = symgrad.placeholder("col", (3, 1))
+    table = symgrad.Tensor(rng.normal(size=(4,)))
+
+    def f(x, col):
+        y = ops.sin(x * col + table)  # broadcasting in both directions, an array constant
+        picked = ops.stack(
+            [y[0, ::-1], y[:, 1].sum() + y[2, :2].sum() * symgrad.Tensor(np.ones(4)), ops.relu(y[1])]
+        )
+        moved = ops.Transpose()(ops.Reshape()(picked, (4, 3)), (1, 0))
+        return ops.ReduceSum(keep_dims=True)(moved * moved, 0) + ops.broadcast_to(col[0], (1, 4))
+
+    grads = ops.grad(lambda x, col: f(x, col).sum(), (0, 1))(x, col)
+    assert_same([f(x, col), *grads], [x, col], [rng.normal(size=(7, 3, 4)), rng.normal(size=(7, 3, 1))])
+
+
+def test_comparisons_signs_and_heaviside_keep_their_dtypes(rng):
+    x = symgrad.placeholder("x", (4,))
+    outputs = [x > 0.1, ops.sign(x), ops.maximum(x, 0.0) + ops.minimum(x, -0.5), ops.abs(x)]
+    values = [np.array([[-1.0, 0.0, 0.1, 2.0], [3.0, -0.0, 0.5, -2.0]])]
+    reference, got = both(outputs, [x], values)
+    for r, g in zip(reference, got):
+        assert g.dtype == r.dtype
+        np.testing.assert_array_equal(g, r)
+
+
+def test_float32_graphs_compute_in_float32(rng):
+    x = symgrad.placeholder("x", (3,), dtype=np.float32)
+    w = symgrad.Parameter(symgrad.Tensor(rng.normal(size=(3, 3)).astype(np.float32)), name="w")
+    f = lambda x: ops.tanh(ops.matmul(x, w)).sum()  # noqa: E731
+    kernel = symgrad.kernel([f(x), ops.grad(f)(x)], [x, w], backend="c")
+    assert "computes in float" in kernel.source
+    points = rng.normal(size=(6, 3)).astype(np.float32)
+    value, grad = kernel(points, w.asnumpy())
+    ref_value, ref_grad = symgrad.kernel([f(x), ops.grad(f)(x)], [x, w])(points, w.asnumpy())
+    assert value.dtype == grad.dtype == np.float32
+    np.testing.assert_allclose(value, ref_value, rtol=1e-5)
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-5, atol=1e-6)
+
+
+def test_batch_sums_and_means_over_chunks_equal_numpy(rng):
+    """Loss gradients: per-point outer products summed in the loop, chunk by chunk."""
+    x = symgrad.placeholder("x", (2,))
+    w = symgrad.Parameter(symgrad.Tensor(rng.normal(size=(2, 3))), name="w")
+    b = symgrad.Parameter(symgrad.Tensor(rng.normal(size=(3,))), name="b")
+    loss = lambda x: (ops.tanh(ops.matmul(x, w) + b) ** 2).sum()  # noqa: E731
+    grads = ops.grad(loss, grad_position=None, weights=[w, b])(x)
+    outputs = [loss(x), *grads, loss(x)]
+    values = [rng.normal(size=(1001, 2)), w.asnumpy(), b.asnumpy()]
+    reduce = ["mean", "sum", "sum", None]
+    assert_same(outputs, [x, w, b], values, reduce=reduce, chunk=100, rtol=1e-12)
+
+
+def test_burgers_residual_and_loss_gradient_equal_numpy(rng):
+    net = PointMLP([2, 8, 8, 1], seed=3)
+    x, t = symgrad.placeholder("x"), symgrad.placeholder("t")
+    terms = burgers_terms(net, x, t)
+    weights = [p.asnumpy() for p in net.params]
+    points = [rng.uniform(-1, 1, 500), rng.uniform(0, 1, 500)]
+    residual = [terms[k] for k in ("u", "ut", "ux", "uxx", "r")]
+    assert_same(residual, [x, t, *net.params], [*points, *weights], rtol=1e-12)
+    grads = [terms[f"d(r^2)/d{p.name}"] for p in net.params]
+    reduce = ["mean"] * (1 + len(grads))
+    assert_same(
+        [terms["r"] ** 2, *grads], [x, t, *net.params], [*points, *weights], reduce=reduce, rtol=1e-12
+    )
+
+
+def test_kernels_compile_once_and_are_found_on_disk(monkeypatch, tmp_path, rng):
+    monkeypatch.setenv("SYMGRAD_CACHE", str(tmp_path))
+    monkeypatch.setattr(native, "_loaded", {})
+    monkeypatch.setattr(native, "_vector_math", None)
+    calls = []
+    real_run = subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
+    x = symgrad.placeholder("x")
+    out = ops.exp(x) * ops.cos(x)
+    first = symgrad.kernel(out, [x], backend="c")
+    compiles = len(calls)
+    assert compiles >= 1 and list(tmp_path.glob("c/kernel_*.so"))
+    symgrad.kernel(out, [x], backend="c")
+    monkeypatch.setattr(native, "_loaded", {})  # a new process: found on disk, not compiled
+    again = symgrad.kernel(out, [x], backend="c")
+    assert len(calls) == compiles
+    points = rng.normal(size=10)
+    np.testing.assert_allclose(again(points)[0], first(points)[0])
+
+
+def test_missing_compiler_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(native, "find_compiler", lambda: None)
+    x = symgrad.placeholder("x")
+    with pytest.raises(lowering.BackendError, match="backend 'c' is not installed.*C compiler"):
+        lowering.compile([ops.sin(x)], [x], backend="c")
+
+
+def test_unbound_variables_are_named(rng):
+    x, y = symgrad.placeholder("x"), symgrad.placeholder("y")
+    with pytest.raises(UnboundError, match="variable 'y'"):
+        symgrad.kernel(x * y, [x], backend="c")
+
+
+def test_empty_batches_and_single_points(rng):
+    x = symgrad.placeholder("x", (2,))
+    k = symgrad.kernel([ops.sin(x).sum(), ops.cos(x)], [x], backend="c")
+    value, cosine = k(np.zeros((0, 2)))
+    assert value.shape == (0,) and cosine.shape == (0, 2)
+    value, cosine = k(np.array([0.5, 1.0]))
+    np.testing.assert_allclose(value, np.sin(0.5) + np.sin(1.0))
+    np.testing.assert_allclose(cosine, np.cos([0.5, 1.0]))
+
+
+BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "greater", "less"]
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_ops_with_broadcasting_and_their_gradients(name, rng):
+    x, y = symgrad.placeholder("x", (2, 3)), symgrad.placeholder("y", (3,))
+    fn = getattr(ops, name, None) or (lambda a, b: a > b if name == "greater" else a < b)
+    outputs = [fn(x, y)]
+    if name not in ("greater", "less"):
+        outputs += list(ops.grad(lambda x, y: fn(x, y).sum(), (0, 1))(x, y))
+    xs = rng.uniform(0.5, 2.0, (4, 2, 3))
+    ys = np.round(rng.uniform(0.5, 2.0, 3), 1)
+    xs[0, 0] = ys  # ties for maximum and minimum
+    assert_same(outputs, [x, y], [xs, ys], rtol=1e-13)
+
+
+def test_nan_passes_through_relu_maximum_and_minimum_as_in_numpy():
+    x = symgrad.placeholder("x", (3,))
+    outputs = [ops.relu(x), ops.maximum(x, 0.5), ops.minimum(0.5, x)]
+    reference, got = both(outputs, [x], [np.array([np.nan, -1.0, 2.0])])
+    for r, g in zip(reference, got):
+        np.testing.assert_array_equal(g, r)
