@@ -88,8 +88,10 @@ class _Printer:
             lines += [
                 "#define STATIC static __device__ const",
                 "#define SIMD_SUM",
+                "#ifndef INFINITY",  # nvcc includes math.h itself; NVRTC includes nothing
                 "#define INFINITY __builtin_huge_val()",
                 '#define NAN __builtin_nan("")',
+                "#endif",
                 "typedef long long idx_t;",
             ]
         else:
