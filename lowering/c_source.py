@@ -30,7 +30,6 @@ class PointProgram:
 
     source: str
     real: str  # "double" or "float": the one floating type the program computes in
-    sizes_in: list[int]  # elements per point of each argument
     sizes_out: list[int]  # elements per point of each output
     op_count: int
 
@@ -154,7 +153,6 @@ class _Printer:
         return PointProgram(
             source="\n".join(lines) + "\n",
             real=self.real,
-            sizes_in=[_size(a) for a in self.args],
             sizes_out=[_size(o) for o in self.outputs],
             op_count=self.op_count,
         )
@@ -349,6 +347,24 @@ class _Printer:
         items = ", ".join(str(int(v)) for v in np.asarray(values).ravel())
         self.statics.append(f"STATIC int {name}[{np.asarray(values).size}] = {{{items}}};")
         return name
+
+
+def point_inputs(xp, args: Sequence[Var], values, batch: tuple, real: np.dtype) -> list[tuple]:
+    """Each argument as ``(contiguous array, stride)`` in the per-point calling convention.
+
+    A value without batch axes (a weight) is shared by every point (stride 0); batched
+    values are broadcast to ``batch`` and laid out one point after another.
+    """
+    n = math.prod(batch)
+    laid_out = []
+    for var, value in zip(args, values):
+        size = _size(var)
+        if value.ndim == var.ndim:
+            laid_out.append((xp.ascontiguousarray(value, dtype=real).reshape(-1), 0))
+        else:
+            full = xp.broadcast_to(value, batch + var.shape).reshape((n, size))
+            laid_out.append((xp.ascontiguousarray(full, dtype=real), size))
+    return laid_out
 
 
 def _size(node: Node) -> int:

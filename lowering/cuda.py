@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from lowering.c_source import print_point_program
+from lowering.c_source import point_inputs, print_point_program
 from lowering.printer import Program, argument_names, plan_batch_sums, render_batch_sums
 from lowering.runtime import ArrayRuntime
 from symgrad.core.graph import Node, Var
@@ -51,13 +51,8 @@ class FusedCudaFunction:
         *values, _consts, batch = values_and_consts_and_batch
         n = math.prod(batch)
         params: list = [np.int64(n)]
-        for var, value in zip(self.args, values):
-            size = math.prod(var.shape)
-            if value.ndim == var.ndim:  # one value shared by every point
-                params += [cupy.ascontiguousarray(value, dtype=self.real), np.int64(0)]
-            else:
-                full = cupy.broadcast_to(value, batch + var.shape).reshape((n, size))
-                params += [cupy.ascontiguousarray(full, dtype=self.real), np.int64(size)]
+        for array, stride in point_inputs(cupy, self.args, values, batch, self.real):
+            params += [array, np.int64(stride)]
         outs = [cupy.empty((n, size), dtype=self.real) for size in self.point.sizes_out]
         if n:
             blocks = (n + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK

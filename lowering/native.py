@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lowering.c_source import print_point_program
+from lowering.c_source import point_inputs, print_point_program
 from lowering.printer import Program, argument_names
 from symgrad.core.graph import Node, Var
 
@@ -162,24 +162,15 @@ class NativeFunction:
     def __call__(self, *values_and_consts_and_batch):
         *values, _consts, batch = values_and_consts_and_batch
         n = math.prod(batch)
-        inputs, strides = [], []
-        for var, value in zip(self.args, values):
-            if value.ndim == var.ndim:  # one value shared by every point
-                flat = np.ascontiguousarray(value, dtype=self.real).reshape(-1)
-                strides.append(0)
-            else:
-                full = np.broadcast_to(value, batch + var.shape).reshape((n, math.prod(var.shape)))
-                flat = np.ascontiguousarray(full, dtype=self.real)
-                strides.append(flat.shape[1])
-            inputs.append(flat)
+        laid_out = point_inputs(np, self.args, values, batch, self.real)
+        inputs = [array for array, _ in laid_out]
+        strides = np.array([stride for _, stride in laid_out] + [0], dtype=np.int64)
         outs = [
             np.zeros(size, dtype=self.real) if reduction else np.empty((n, size), dtype=self.real)
             for size, reduction in zip(self.point.sizes_out, self.reductions)
         ]
         if n:
-            self._library.kernel(
-                n, _pointers(inputs), np.array(strides + [0], dtype=np.int64).ctypes.data, _pointers(outs)
-            )
+            self._library.kernel(n, _pointers(inputs), strides.ctypes.data, _pointers(outs))
         results = []
         for node, out, reduction in zip(self.outputs, outs, self.reductions):
             value = out.reshape(node.shape if reduction else batch + node.shape)
