@@ -94,7 +94,7 @@ class CBackend(Backend):
         return find_compiler() is not None
 
     def build(self, outputs, args, reductions):
-        """The compiled function and its readable program (C source plus the NumPy batch sums)."""
+        """The compiled function and its readable program (the C source)."""
         from lowering.native import NativeFunction
 
         function = NativeFunction(outputs, args, reductions)

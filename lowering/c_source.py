@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lowering.printer import plan_batch_sums
+from lowering.printer import fill_template, plan_batch_sums
 from lowering.runtime import ArrayRuntime
 from symgrad.core.graph import Const, Node, Var, topo_order
 from symgrad.core.registry import CUSTOM, ELEMENTWISE, LINEAR, NONDIFF, lookup
@@ -329,16 +329,13 @@ class _Printer:
 
     def _gather_sources(self, node: Node) -> np.ndarray:
         """Run the op's NumPy lowering on index arrays: which argument element each output element is."""
-        op = lookup(node.op)
         offsets = np.cumsum([0] + [_size(a) for a in node.args])
         env = dict(_INDEX_RUNTIME)
         names = []
         for k, arg in enumerate(node.args):
             names.append(f"i{k}")
             env[f"i{k}"] = (np.arange(_size(arg), dtype=np.int64) + offsets[k] + 1).reshape(arg.shape)
-        fields = {f"p{i}": repr(p) for i, p in enumerate(node.params)}
-        fields.update({f"r{i}": a.ndim for i, a in enumerate(node.args)})
-        code = op.names["numpy"].format(*names, args=", ".join(names), rank=node.ndim, **fields)
+        code = fill_template(node, names, "numpy")
         result = np.asarray(eval(code, env))  # noqa: S307 - our own op table's template
         return np.broadcast_to(result, node.shape).ravel().astype(np.int64)
 

@@ -94,7 +94,7 @@ def print_program(
     for k, out in enumerate(outputs):
         if k in plans:
             name = f"r{k}"
-            expr = _render_sum(plans[k], code, template_key)
+            expr = _render_sum(plans[k], code)
             body.append((name, expr, [code[n] for n in _plan_leaves(plans[k])]))
             returned.append(name)
         else:
@@ -146,7 +146,7 @@ def plan_batch_sums(outputs: Sequence[Node], reductions: Sequence[str | None] | 
 
 def render_batch_sums(outputs: Sequence[Node], plans: dict, names: dict[Node, str]) -> list[str]:
     """Runtime (``rt``) expressions of every output, given the names of the per-point leaves."""
-    return [_render_sum(plans[k], names, "numpy") if k in plans else names[o] for k, o in enumerate(outputs)]
+    return [_render_sum(plans[k], names) if k in plans else names[o] for k, o in enumerate(outputs)]
 
 
 def _plan_sum(node: Node):
@@ -176,16 +176,16 @@ def _plan_leaves(plan) -> list[Node]:
     return [plan[1]]
 
 
-def _render_sum(plan, code: dict[Node, str], template_key: str) -> str:
+def _render_sum(plan, code: dict[Node, str]) -> str:
     kind = plan[0]
     if kind == "add":
-        return f"({_render_sum(plan[1], code, template_key)} + {_render_sum(plan[2], code, template_key)})"
+        return f"({_render_sum(plan[1], code)} + {_render_sum(plan[2], code)})"
     if kind == "sub":
-        return f"({_render_sum(plan[1], code, template_key)} - {_render_sum(plan[2], code, template_key)})"
+        return f"({_render_sum(plan[1], code)} - {_render_sum(plan[2], code)})"
     if kind == "neg":
-        return f"(-{_render_sum(plan[1], code, template_key)})"
+        return f"(-{_render_sum(plan[1], code)})"
     if kind == "reshape":
-        return f"rt.reshape({_render_sum(plan[1], code, template_key)}, 0, {plan[2]!r})"
+        return f"rt.reshape({_render_sum(plan[1], code)}, 0, {plan[2]!r})"
     if kind == "outer":
         _, a, b, ta, tb = plan
         return f"rt.batch_outer({code[a]}, {code[b]}, {ta}, {tb}, _batch)"
@@ -195,9 +195,6 @@ def _render_sum(plan, code: dict[Node, str], template_key: str) -> str:
 
 def _format(node: Node, code: dict[Node, str], template_key: str) -> str:
     op = lookup(node.op)
-    template = op.names.get(template_key)
-    if not template:
-        raise NotImplementedError(f"op {op.display} has no {template_key!r} lowering")
     arg_code = []
     for a in node.args:
         text = code[a]
@@ -207,6 +204,15 @@ def _format(node: Node, code: dict[Node, str], template_key: str) -> str:
         if op.kind in (ELEMENTWISE, NONDIFF) and a.ndim < node.ndim and not isinstance(a, Const):
             text = f"rt.lift({text}, {a.ndim}, {node.ndim})"
         arg_code.append(text)
+    return fill_template(node, arg_code, template_key)
+
+
+def fill_template(node: Node, arg_code: Sequence[str], template_key: str) -> str:
+    """The op's ``template_key`` spelling for ``node``, with the arguments' code in order."""
+    op = lookup(node.op)
+    template = op.names.get(template_key)
+    if not template:
+        raise NotImplementedError(f"op {op.display} has no {template_key!r} lowering")
     fields = {f"p{i}": _literal(p) for i, p in enumerate(node.params)}
     fields.update({f"r{i}": a.ndim for i, a in enumerate(node.args)})
     return template.format(*arg_code, args=", ".join(arg_code), rank=node.ndim, **fields)
