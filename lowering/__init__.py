@@ -1,4 +1,6 @@
-"""lowering: symgrad graphs become vectorized kernels on NumPy or CuPy.
+"""lowering: symgrad graphs become vectorized kernels (NumPy, C, CuPy, PyTorch, MindSpore).
+
+See ``lowering/README.md`` for how a graph flows through a backend.
 
 >>> import lowering
 >>> lowering.available_backends()[0]
@@ -29,7 +31,7 @@ def available_backends() -> list[str]:
     return [name for name, b in BACKENDS.items() if b.available()]
 
 
-def compile(
+def compile_kernel(
     outputs: Sequence[Node],
     args: Sequence[Var] | None = None,
     backend: str = "numpy",
@@ -53,4 +55,4 @@ def compile(
     return Kernel(outputs, args, chosen, reductions)
 
 
-__all__ = ["Kernel", "BackendError", "backends", "available_backends", "compile"]
+__all__ = ["Kernel", "BackendError", "backends", "available_backends", "compile_kernel"]

@@ -1,4 +1,12 @@
-"""The backends, chosen by name. Adding one means adding one class here."""
+"""The backends, chosen by name. Adding one means adding one class here.
+
+Every backend has one interface: :meth:`Backend.build` turns outputs of a graph into
+``(program, function)``, where ``program`` is the readable source and ``function``
+is called as ``function(*arrays, consts, batch)``; the array methods below move data
+in and out. The default ``build`` prints Python with the backend's printer (the NumPy
+printer or a subclass of it) and runs it over the backend's namespace; the C and CUDA
+backends compile the per-point C program instead.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +15,15 @@ import importlib.util
 import io
 import os
 import sys
+from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
 
+from lowering.printer import FUNCTION, MindsporePrinter, NumpyPrinter, Program
 from lowering.runtime import ArrayRuntime
+
+_compiled: dict[tuple[str, str], Callable] = {}  # (backend, source) -> the generated function
 
 
 @contextlib.contextmanager
@@ -30,17 +42,30 @@ def _silenced_stderr():
 
 
 class Backend:
-    """How one array library runs a printed program."""
+    """How one array library runs a graph."""
 
     name: str = ""
     module: str = ""
-    template_key: str = "numpy"
     install_hint: str = ""
-    native = False  # True: ``build`` compiles the graph itself instead of printing a Python program
+    printer: NumpyPrinter = NumpyPrinter()
     chunked = False  # True: the kernel evaluates big batches a chunk at a time (bounded memory)
 
     def available(self) -> bool:
         return importlib.util.find_spec(self.module) is not None
+
+    def build(self, outputs, args, reductions) -> tuple[Program, Callable]:
+        """The readable program and the function computing ``outputs`` from ``args``."""
+        program = self.printer.print_program(outputs, args, reductions)
+        key = (self.name, program.source)
+        function = _compiled.get(key)
+        if function is None:
+            namespace = self.namespace()
+            # our own generated source (never user text): one line per shared graph node
+            exec(
+                compile(program.source, f"<symgrad {self.name} program {len(_compiled)}>", "exec"), namespace
+            )
+            function = _compiled[key] = namespace[FUNCTION]
+        return program, function
 
     def xp(self) -> ModuleType:
         return importlib.import_module(self.module)
@@ -83,9 +108,7 @@ class CBackend(Backend):
 
     name = "c"
     module = "numpy"
-    template_key = "c"
     install_hint = "install a C compiler (gcc or clang; or set CC)"
-    native = True
     chunked = True
 
     def available(self) -> bool:
@@ -107,7 +130,6 @@ class CupyBackend(Backend):
     name = "cupy"
     module = "cupy"
     install_hint = "pip install 'symgrad[cupy]' (needs an NVIDIA GPU and CUDA)"
-    native = True
 
     def build(self, outputs, args, reductions):
         """The fused kernel and its readable program (CUDA source plus the CuPy batch sums)."""
@@ -158,7 +180,7 @@ class MindsporeBackend(Backend):
 
     name = "mindspore"
     module = "mindspore"
-    template_key = "mindspore"
+    printer = MindsporePrinter()
     install_hint = "pip install 'symgrad[mindspore]'"
 
     _usable: bool | None = None

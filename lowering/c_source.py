@@ -15,18 +15,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lowering.printer import fill_template, plan_batch_sums
+from lowering import batch_sums
+from lowering.batch_sums import OuterSum, Reshaped, SignedSum
+from lowering.printer import FUNCTION, fill_template, unbound
 from lowering.runtime import ArrayRuntime
 from symgrad.core.graph import Const, Node, Var, topo_order
-from symgrad.core.registry import CUSTOM, ELEMENTWISE, LINEAR, NONDIFF, lookup
-from symgrad.errors import UnboundError
+from symgrad.core.registry import CONTRACTION, GATHER, MAP, REDUCTION, lookup
 
 _INDEX_RUNTIME = {"np": np, "xp": np, "rt": ArrayRuntime(np)}
 
 
 @dataclass
 class PointProgram:
-    """C source of ``kernel(n, in, stride, out)`` and what it computes."""
+    """C source of ``compute(n, in, stride, out)`` and what it computes."""
 
     source: str
     real: str  # "double" or "float": the one floating type the program computes in
@@ -53,13 +54,22 @@ def print_point_program(
     reductions = list(reductions) if reductions is not None else [None] * len(outputs)
     if target == "cuda" and any(reductions):
         raise NotImplementedError("the CUDA kernel writes per-point outputs; reduce them with CuPy")
-    plans, leaves = plan_batch_sums(outputs, reductions)
-    printer = _Printer(outputs, args, plans, leaves)
+    plans, leaves = batch_sums.plan_batch_sums(outputs, reductions)
+    spelling_keys = ("cuda", "c") if target == "cuda" else ("c",)
+    printer = _Printer(outputs, args, plans, leaves, spelling_keys)
     return printer.program(target)
 
 
 class _Printer:
-    def __init__(self, outputs: Sequence[Node], args: Sequence[Var], plans: dict, leaves: list[Node]):
+    def __init__(
+        self,
+        outputs: Sequence[Node],
+        args: Sequence[Var],
+        plans: dict[int, batch_sums.Plan],
+        leaves: list[Node],
+        spelling_keys: tuple[str, ...],
+    ):
+        self.spelling_keys = spelling_keys
         self.outputs = list(outputs)
         self.args = list(args)
         self.plans = plans
@@ -108,7 +118,7 @@ class _Printer:
         if target == "cuda":
             params = [f"const {real} *in{k}, idx_t stride{k}" for k in range(len(self.args))]
             params += [f"{real} *out{j}" for j in range(len(self.outputs))]
-            lines.append(f'extern "C" __global__ void kernel(idx_t n, {", ".join(params)})\n{{')
+            lines.append(f'extern "C" __global__ void {FUNCTION}(idx_t n, {", ".join(params)})\n{{')
             lines += [
                 "    idx_t p = (idx_t)blockIdx.x * blockDim.x + threadIdx.x;",
                 "    if (p >= n) return;",
@@ -119,7 +129,7 @@ class _Printer:
         point = self._point_lines(offsets, "in[{k}] + p * stride[{k}]", "out[{j}]")
         signature = f"(idx_t n, const {real} *const *in, const idx_t *stride, {real} *const *out)"
         if not self.plans:
-            lines += [f"void kernel{signature}\n{{", "    #pragma omp parallel for schedule(static)"]
+            lines += [f"void {FUNCTION}{signature}\n{{", "    #pragma omp parallel for schedule(static)"]
             lines += (
                 ["    for (idx_t p = 0; p < n; p++) {"]
                 + [f"        {line}" for line in point]
@@ -127,7 +137,7 @@ class _Printer:
             )
         else:
             lines += [
-                f"void kernel{signature}\n{{",
+                f"void {FUNCTION}{signature}\n{{",
                 "    int threads = omp_get_max_threads();",
                 f"    {real} *sums = calloc((size_t)threads * {total}, sizeof({real}));",
                 "    #pragma omp parallel num_threads(threads)",
@@ -171,24 +181,21 @@ class _Printer:
                 )
         return lines
 
-    def _accumulate(self, plan, sign: int, offset: int) -> list[str]:
+    def _accumulate(self, plan: batch_sums.Plan, sign: int, offset: int) -> list[str]:
         """Add one point's share of a batch sum to the thread's sums (outer products stay fused)."""
-        kind = plan[0]
-        if kind in ("add", "sub"):
-            return self._accumulate(plan[1], sign, offset) + self._accumulate(
-                plan[2], -sign if kind == "sub" else sign, offset
-            )
-        if kind in ("neg", "reshape"):  # a reshape keeps the flat order
-            return self._accumulate(plan[1], -sign if kind == "neg" else sign, offset)
+        if isinstance(plan, SignedSum):
+            return [line for s, term in plan.terms for line in self._accumulate(term, s * sign, offset)]
+        if isinstance(plan, Reshaped):  # the flat order is unchanged
+            return self._accumulate(plan.inner, sign, offset)
         op = "+=" if sign > 0 else "-="
-        if kind == "outer":  # (k, 1) @ (1, q): both factors are vectors in flat order
-            _, a, b, ta, tb = plan
+        if isinstance(plan, OuterSum):  # (k, 1) @ (1, q): both factors are vectors in flat order
+            a, b = plan.a, plan.b
             k, q = _size(a), _size(b)
             return [
                 f"for (int r = 0; r < {k}; r++) {{ {self.real} v = {self._at(a, 'r')}; "
                 f"for (int c = 0; c < {q}; c++) acc[{offset} + r * {q} + c] {op} v * {self._at(b, 'c')}; }}"
             ]
-        node = plan[1]
+        node = plan.node
         return [f"for (int i = 0; i < {_size(node)}; i++) acc[{offset} + i] {op} {self._at(node, 'i')};"]
 
     # ----- one node -----
@@ -201,29 +208,20 @@ class _Printer:
 
     def _emit(self, node: Node) -> None:
         if isinstance(node, Var):
-            listed = ", ".join(v.display_name for v in self.args)
-            raise UnboundError(
-                f"the outputs depend on variable {node.display_name!r} {node.shape} "
-                f"which is not among the kernel arguments ({listed})"
-            )
+            raise unbound(node, self.args)
         if isinstance(node, Const):
             self._emit_const(node)
             return
         name = f"t{self.op_count}"
         self.op_count += 1
         self.names[node] = name
-        kind = lookup(node.op).kind
-        if kind in (ELEMENTWISE, NONDIFF):
-            self._emit_elementwise(node, name)
-        elif node.op == "matmul":
-            self._emit_matmul(node, name)
-        elif node.op == "reduce_sum":
-            self._emit_reduce(node, name)
-        elif kind == LINEAR:
-            self._emit_gather(node, name)
-        else:
-            assert kind == CUSTOM
-            raise NotImplementedError(f"op {lookup(node.op).display} has no C lowering")
+        emit = {
+            MAP: self._emit_elementwise,
+            CONTRACTION: self._emit_matmul,
+            REDUCTION: self._emit_reduce,
+            GATHER: self._emit_gather,
+        }[lookup(node.op).pattern]
+        emit(node, name)
 
     def _emit_const(self, node: Const) -> None:
         values = np.asarray(node.value).ravel()
@@ -241,7 +239,7 @@ class _Printer:
         size = _size(node)
         reads = [self._broadcast_read(a, node) for a in node.args]
         fields = {f"p{i}": _literal(p, self.real) for i, p in enumerate(node.params)}
-        expr = op.names["c"].format(*reads, **fields)
+        expr = op.spelling(*self.spelling_keys).format(*reads, **fields)
         self.body.append(f"{self.real} {name}[{size}]; for (int i = 0; i < {size}; i++) {name}[i] = {expr};")
 
     def _broadcast_read(self, arg: Node, node: Node) -> str:
@@ -254,6 +252,7 @@ class _Printer:
         return f"{self.names[arg]}[{self._table(table)}[i]]"
 
     def _emit_matmul(self, node: Node, name: str) -> None:
+        """A CONTRACTION: ``op(a) @ op(b)`` with params ``(transpose_a, transpose_b)``."""
         (a, b), (ta, tb) = node.args, node.params
         ta, tb = ta and a.ndim == 2, tb and b.ndim == 2
         # op(a) is (m, k), op(b) is (k, q); vectors are a row (a) and a column (b)
@@ -280,6 +279,7 @@ class _Printer:
         self.body.append(f"{real} {name}[{m * q}]; {loops}")
 
     def _emit_reduce(self, node: Node, name: str) -> None:
+        """A REDUCTION: a sum over ``axes`` (params ``(axes, keepdims)``)."""
         (x,), (axes, _keepdims) = node.args, node.params
         coords = np.indices(x.shape).reshape(x.ndim, -1)
         kept = [d for d in range(x.ndim) if d not in axes]
@@ -335,11 +335,11 @@ class _Printer:
         for k, arg in enumerate(node.args):
             names.append(f"i{k}")
             env[f"i{k}"] = (np.arange(_size(arg), dtype=np.int64) + offsets[k] + 1).reshape(arg.shape)
-        code = fill_template(node, names, "numpy")
+        code = fill_template(node, names, ("numpy",))
         result = np.asarray(eval(code, env))  # noqa: S307 - our own op table's template
         return np.broadcast_to(result, node.shape).ravel().astype(np.int64)
 
-    def _table(self, values: np.ndarray) -> str:
+    def _table(self, values) -> str:
         name = f"c{len(self.statics)}"
         items = ", ".join(str(int(v)) for v in np.asarray(values).ravel())
         self.statics.append(f"STATIC int {name}[{np.asarray(values).size}] = {{{items}}};")

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from lowering import batch_sums
 from lowering.c_source import point_inputs, print_point_program
-from lowering.printer import Program, argument_names, plan_batch_sums, render_batch_sums
+from lowering.printer import FUNCTION, Program, argument_names
 from lowering.runtime import ArrayRuntime
 from symgrad.core.graph import Node, Var
 
@@ -29,17 +30,17 @@ class FusedCudaFunction:
 
         self.cupy = cupy
         self.args = list(args)
-        plans, self.leaves = plan_batch_sums(outputs, reductions)
+        plans, self.leaves = batch_sums.plan_batch_sums(outputs, reductions)
         self.point = print_point_program(self.leaves, self.args, target="cuda")
         self.real = np.dtype(np.float32 if self.point.real == "float" else np.float64)
         names = {node: f"l{k}" for k, node in enumerate(self.leaves)}
         header = f"def finish({', '.join([*names.values(), '_batch'])}):"
-        body = ", ".join(render_batch_sums(outputs, plans, names))
+        body = ", ".join(batch_sums.render_all(outputs, plans, names))
         self.finish_source = f"{header}\n    return ({body},)\n"
         namespace = {"np": cupy, "xp": cupy, "rt": ArrayRuntime(cupy)}
         exec(compile(self.finish_source, "<symgrad batch sums>", "exec"), namespace)
         self._finish = namespace["finish"]
-        self._kernel = cupy.RawKernel(self.point.source, "kernel")
+        self._kernel = cupy.RawKernel(self.point.source, FUNCTION)
 
     @property
     def program(self) -> Program:

@@ -9,22 +9,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from lowering.backends import Backend
-from lowering.printer import Program, print_program
 from symgrad.core.graph import Node, Var
 from symgrad.errors import OpError
 
-_compiled: dict[tuple[str, str], object] = {}
 CHUNK = 32768  # default points per chunk of a NumPy kernel (measured: bench/RESULTS.md)
-
-
-def _function(program: Program, backend: Backend):
-    key = (backend.name, program.source)
-    fn = _compiled.get(key)
-    if fn is None:
-        namespace = backend.namespace()
-        exec(compile(program.source, f"<symgrad kernel {len(_compiled)}>", "exec"), namespace)
-        fn = _compiled[key] = namespace["kernel"]
-    return fn
 
 
 class Kernel:
@@ -49,16 +37,12 @@ class Kernel:
         for r in self.reductions:
             if r not in (None, "sum", "mean"):
                 raise ValueError(f"kernel: reduction must be None, 'sum' or 'mean', got {r!r}")
-        if backend.native:
-            self._program, self._fn = backend.build(self._outputs, self._args, self.reductions)
-        else:
-            self._program = print_program(outputs, args, backend.template_key, self.reductions)
-            self._fn = _function(self._program, backend)
+        self._program, self._fn = backend.build(self._outputs, self._args, self.reductions)
         self.chunk = CHUNK  # points per chunk on NumPy and C (bounds memory); None runs all at once
 
     @property
     def source(self) -> str:
-        """The generated Python source of the kernel."""
+        """The generated source: Python for NumPy, PyTorch and MindSpore, C for ``c``, CUDA for ``cupy``."""
         return self._program.source
 
     @property
@@ -105,7 +89,7 @@ class Kernel:
         Per-point outputs are concatenated; batch-reduced outputs are summed over the chunks.
         """
         n = math.prod(batch)
-        flat = []
+        flat: list[np.ndarray | None] = []
         for var, value in zip(self._args, values):
             if value.ndim == var.ndim:  # no batch axes (weights): shared by every chunk
                 flat.append(None)

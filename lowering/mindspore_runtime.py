@@ -11,15 +11,25 @@ import math
 
 import numpy as np
 
+from lowering.runtime import ArrayRuntime
 from symgrad.core.families.structural import index_to_python
 
 
-class MindsporeRuntime:
-    """The structural helpers generated kernels call (``rt.*``), with ``mindspore.ops``."""
+class MindsporeRuntime(ArrayRuntime):
+    """The structural helpers generated kernels call (``rt.*``), over ``mindspore.ops``.
+
+    ``lift``, ``broadcast_to``, ``reshape`` and ``transpose`` are ArrayRuntime's own;
+    the rest differ because MindSpore's ops take other arguments (``dim``/``keepdim``)
+    or because indexing is done with placement matrices (differentiable everywhere).
+    """
 
     def __init__(self, ms):
+        super().__init__(ms.ops)
         self.ms = ms
         self.ops = ms.ops
+
+    def asarray(self, a):
+        return self.tensor(a)
 
     def tensor(self, value, like=None):
         if isinstance(value, self.ms.Tensor):
@@ -27,26 +37,9 @@ class MindsporeRuntime:
         dtype = like.dtype if isinstance(like, self.ms.Tensor) else self.ms.float64
         return self.ms.Tensor(np.asarray(value), dtype=dtype)
 
-    def lift(self, a, rank_from, rank_to):
-        a = self.tensor(a)
-        cut = a.ndim - rank_from
-        return a.reshape(a.shape[:cut] + (1,) * (rank_to - rank_from) + a.shape[cut:])
-
-    def broadcast_to(self, a, rank, shape):
-        a = self.lift(a, rank, len(shape))
-        return self.ops.broadcast_to(a, tuple(a.shape[: a.ndim - len(shape)]) + tuple(shape))
-
     def reduce_sum(self, a, rank, axes, keepdims):
         lead = a.ndim - rank
         return self.ops.sum(a, dim=tuple(lead + ax for ax in axes), keepdim=keepdims)
-
-    def reshape(self, a, rank, shape):
-        a = self.tensor(a)
-        return a.reshape(tuple(a.shape[: a.ndim - rank]) + tuple(shape))
-
-    def transpose(self, a, perm):
-        lead = a.ndim - len(perm)
-        return self.ops.transpose(a, tuple(range(lead)) + tuple(lead + p for p in perm))
 
     def _placement(self, shape, index, dtype):
         """0/1 matrix (size of shape, number of selected elements) of an index, and the selection's shape."""

@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from lowering.c_source import point_inputs, print_point_program
-from lowering.printer import Program, argument_names
+from lowering.printer import FUNCTION, Program, argument_names
 from symgrad.core.graph import Node, Var
+from symgrad.core.registry import OPS
 
 FLAGS = [
     "-O3",
@@ -38,26 +39,12 @@ FLAGS = [
 # glibc's vector math library (libmvec, glibc >= 2.35 on x86-64): with these functions
 # declared SIMD, loops over a layer call a 4-wide tanh instead of 4 scalar ones (measured:
 # the H=32 Burgers residual 93 -> 59 ms). Its results are within 4 ulp.
-VECTOR_MATH = [
-    "exp",
-    "log",
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "sinh",
-    "cosh",
-    "tanh",
-    "atanh",
-    "pow",
-]
+VECTOR_MATH = {op.simd: op.arity or 1 for op in OPS.values() if op.simd}  # libm name -> arguments
 _VECTOR_MATH_DECLARATIONS = "\n".join(
     ['#define SYMGRAD_SIMD __attribute__((__simd__("notinbranch")))']
-    + [f"SYMGRAD_SIMD double {f}(double{', double' if f == 'pow' else ''});" for f in VECTOR_MATH]
+    + [f"SYMGRAD_SIMD double {f}({', '.join(['double'] * n)});" for f, n in sorted(VECTOR_MATH.items())]
 )
-_loaded: dict[str, ctypes.CDLL] = {}
+_loaded: dict[str, object] = {}  # source key -> the loaded ``compute`` function
 _vector_math: bool | None = None
 
 
@@ -101,8 +88,8 @@ def uses_vector_math() -> bool:
             + _VECTOR_MATH_DECLARATIONS
             + "\n"
             + "".join(
-                f"void f_{f}(double *x, int n) {{ for (int i = 0; i < n; i++) x[i] = {f}(x[i]{', x[i]' if f == 'pow' else ''}); }}\n"
-                for f in VECTOR_MATH
+                f"void f_{f}(double *x, int n) {{ for (int i = 0; i < n; i++) x[i] = {f}({', '.join(['x[i]'] * k)}); }}\n"
+                for f, k in sorted(VECTOR_MATH.items())
             )
         )
         folder = cache_dir()
@@ -115,8 +102,8 @@ def uses_vector_math() -> bool:
     return _vector_math
 
 
-def load_library(source: str) -> ctypes.CDLL:
-    """Compile ``source`` once (or find it on disk) and load it."""
+def load_library(source: str):
+    """Compile ``source`` once (or find it on disk), load it and return its ``compute`` function."""
     compiler = find_compiler()
     if compiler is None:
         raise CompilerError("no C compiler found (set CC, or install gcc or clang)")
@@ -138,10 +125,11 @@ def load_library(source: str) -> ctypes.CDLL:
         if done.returncode != 0:
             raise CompilerError(f"{compiler} failed on a generated kernel:\n{done.stderr[-2000:]}")
     library = ctypes.CDLL(str(target))
-    library.kernel.restype = None
-    library.kernel.argtypes = [ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-    _loaded[key] = library
-    return library
+    function = getattr(library, FUNCTION)
+    function.restype = None
+    function.argtypes = [ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    _loaded[key] = function
+    return function
 
 
 class NativeFunction:
@@ -153,7 +141,7 @@ class NativeFunction:
         self.reductions = list(reductions)
         self.point = print_point_program(self.outputs, self.args, self.reductions)
         self.real = np.dtype(np.float32 if self.point.real == "float" else np.float64)
-        self._library = load_library(self.point.source)
+        self._compute = load_library(self.point.source)
 
     @property
     def program(self) -> Program:
@@ -170,7 +158,7 @@ class NativeFunction:
             for size, reduction in zip(self.point.sizes_out, self.reductions)
         ]
         if n:
-            self._library.kernel(n, _pointers(inputs), strides.ctypes.data, _pointers(outs))
+            self._compute(n, _pointers(inputs), strides.ctypes.data, _pointers(outs))
         results = []
         for node, out, reduction in zip(self.outputs, outs, self.reductions):
             value = out.reshape(node.shape if reduction else batch + node.shape)

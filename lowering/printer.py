@@ -13,9 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lowering import batch_sums
 from symgrad.core.graph import Const, Node, Var, topo_order
-from symgrad.core.registry import ELEMENTWISE, NONDIFF, lookup
+from symgrad.core.registry import MAP, lookup
 from symgrad.errors import UnboundError
+
+FUNCTION = "compute"  # the generated function's name
 
 
 @dataclass
@@ -47,64 +50,105 @@ def argument_names(args: Sequence[Var]) -> list[str]:
     return [_identifier(var.display_name, taken) for var in args]
 
 
-def print_program(
-    outputs: Sequence[Node],
-    args: Sequence[Var],
-    template_key: str,
-    reductions: Sequence[str | None] | None = None,
-) -> Program:
-    """Source of ``def kernel(<args>, _c, _batch)`` returning the tuple of ``outputs``.
+class NumpyPrinter:
+    """Prints a graph as a Python function over a NumPy-like namespace ``np`` and helpers ``rt``.
 
-    An output whose reduction is ``"sum"`` is summed over the batch axes inside the
-    kernel (``"mean"`` is the same sum; the caller divides). Sums are pushed through
-    additions and reshapes, so a per-point outer product (a weight gradient) becomes
-    one matrix product over the batch axis instead of an array per point.
+    Backends specialise it as SymPy's printers do: a subclass changes which op
+    spelling it reads (``spelling_keys``) or how an argument is written
+    (:meth:`argument`). CuPy and PyTorch use it as it is, with their own ``np``/``rt``.
     """
-    plans, needed = plan_batch_sums(outputs, reductions)
-    arg_names = argument_names(args)
-    code: dict[Node, str] = dict(zip(args, arg_names))
-    body: list[tuple[str, str, list[str]]] = []  # (name, expression, names it reads)
-    consts: list = []
-    op_count = 0
-    for node in topo_order(needed):
-        if node in code:
-            continue
-        if isinstance(node, Var):
-            listed = ", ".join(v.display_name for v in args)
-            raise UnboundError(
-                f"the outputs depend on variable {node.display_name!r} {node.shape} "
-                f"which is not among the kernel arguments ({listed})"
-            )
-        if isinstance(node, Const):
-            if node.is_weak:
-                code[node] = repr(node.value)
+
+    spelling_keys: tuple[str, ...] = ("numpy",)
+
+    def print_program(
+        self,
+        outputs: Sequence[Node],
+        args: Sequence[Var],
+        reductions: Sequence[str | None] | None = None,
+    ) -> Program:
+        """Source of ``def compute(<args>, _c, _batch)`` returning the tuple of ``outputs``.
+
+        An output whose reduction is ``"sum"`` is summed over the batch axes inside the
+        function (``"mean"`` is the same sum; the caller divides); see ``batch_sums``.
+        """
+        plans, needed = batch_sums.plan_batch_sums(outputs, reductions)
+        arg_names = argument_names(args)
+        code: dict[Node, str] = dict(zip(args, arg_names))
+        body: list[tuple[str, str, list[str]]] = []  # (name, expression, names it reads)
+        consts: list = []
+        op_count = 0
+        for node in topo_order(needed):
+            if node in code:
                 continue
-            if node.ndim == 0:
-                line = f"rt.scalar({node.value.item()!r}, {node.dtype.name!r})"
+            if isinstance(node, Var):
+                raise unbound(node, args)
+            if isinstance(node, Const):
+                if node.is_weak:
+                    code[node] = repr(node.value)
+                    continue
+                if node.ndim == 0:
+                    line = f"rt.scalar({node.value.item()!r}, {node.dtype.name!r})"
+                else:
+                    line = f"_c[{len(consts)}]"
+                    consts.append(node.value)
+                code[node] = f"c{len(body)}"
+                body.append((code[node], line, []))
+                continue
+            code[node] = f"t{op_count}"
+            op_count += 1
+            body.append((code[node], self.node(node, code), [code[a] for a in node.args]))
+        returned = []
+        for k, out in enumerate(outputs):
+            if k in plans:
+                name = f"r{k}"
+                body.append(
+                    (name, batch_sums.render(plans[k], code), [code[n] for n in batch_sums.leaves(plans[k])])
+                )
+                returned.append(name)
             else:
-                line = f"_c[{len(consts)}]"
-                consts.append(node.value)
-            code[node] = f"c{len(body)}"
-            body.append((code[node], line, []))
-            continue
-        code[node] = f"t{op_count}"
-        op_count += 1
-        body.append((code[node], _format(node, code, template_key), [code[a] for a in node.args]))
-    returned = []
-    for k, out in enumerate(outputs):
-        if k in plans:
-            name = f"r{k}"
-            expr = _render_sum(plans[k], code)
-            body.append((name, expr, [code[n] for n in _plan_leaves(plans[k])]))
-            returned.append(name)
-        else:
-            returned.append(code[out])
-    lines = _with_deletions(body, set(returned) | set(arg_names))
-    header = f"def kernel({', '.join(arg_names + ['_c', '_batch'])}):"
-    source = "\n".join(
-        [header] + [f"    {line}" for line in lines] + [f"    return ({', '.join(returned)},)"]
+                returned.append(code[out])
+        lines = _with_deletions(body, set(returned) | set(arg_names))
+        header = f"def {FUNCTION}({', '.join(arg_names + ['_c', '_batch'])}):"
+        source = "\n".join(
+            [header] + [f"    {line}" for line in lines] + [f"    return ({', '.join(returned)},)"]
+        )
+        return Program(source + "\n", arg_names, consts, op_count)
+
+    def node(self, node: Node, code: dict[Node, str]) -> str:
+        """The expression computing ``node`` from its arguments' names."""
+        op = lookup(node.op)
+        arg_code = []
+        for a in node.args:
+            text = self.argument(node, a, code[a])
+            if op.pattern == MAP and a.ndim < node.ndim and not isinstance(a, Const):
+                text = f"rt.lift({text}, {a.ndim}, {node.ndim})"
+            arg_code.append(text)
+        return fill_template(node, arg_code, self.spelling_keys)
+
+    def argument(self, node: Node, arg: Node, text: str) -> str:
+        """How argument ``arg`` of ``node`` is written (``text`` is its name or literal)."""
+        return text
+
+
+class MindsporePrinter(NumpyPrinter):
+    """``mindspore.ops`` code: Python numbers take the op's own dtype."""
+
+    spelling_keys = ("mindspore",)
+
+    def argument(self, node: Node, arg: Node, text: str) -> str:
+        if isinstance(arg, Const) and arg.is_weak and node.dtype is not None:
+            # MindSpore rounds Python floats to float32; give the constant the op's own dtype
+            return f"rt.scalar({arg.value!r}, {node.dtype.name!r})"
+        return text
+
+
+def unbound(node: Var, args: Sequence[Var]) -> UnboundError:
+    """The error for an output that depends on a variable that is not an argument."""
+    listed = ", ".join(v.display_name for v in args)
+    return UnboundError(
+        f"the outputs depend on variable {node.display_name!r} {node.shape} "
+        f"which is not among the kernel arguments ({listed})"
     )
-    return Program(source + "\n", arg_names, consts, op_count)
 
 
 def _with_deletions(body, keep: set[str]) -> list[str]:
@@ -127,93 +171,10 @@ def _with_deletions(body, keep: set[str]) -> list[str]:
     return lines
 
 
-# ----- batch sums, pushed through linear ops -----
-
-
-def plan_batch_sums(outputs: Sequence[Node], reductions: Sequence[str | None] | None):
-    """Per reduced output, how to sum it over the batch; and the per-point nodes needed.
-
-    Returns ``(plans, leaves)``: ``plans`` maps an output's position to its plan,
-    ``leaves`` lists (once each) the outputs kept per point and the plans' leaves.
-    """
-    reductions = list(reductions) if reductions is not None else [None] * len(outputs)
-    plans = {k: _plan_sum(o) for k, (o, r) in enumerate(zip(outputs, reductions)) if r}
-    needed = [o for k, o in enumerate(outputs) if k not in plans]
-    for plan in plans.values():
-        needed += _plan_leaves(plan)
-    return plans, list(dict.fromkeys(needed))
-
-
-def render_batch_sums(outputs: Sequence[Node], plans: dict, names: dict[Node, str]) -> list[str]:
-    """Runtime (``rt``) expressions of every output, given the names of the per-point leaves."""
-    return [_render_sum(plans[k], names) if k in plans else names[o] for k, o in enumerate(outputs)]
-
-
-def _plan_sum(node: Node):
-    """How to sum ``node`` over the batch: a small tree over per-point nodes."""
-    if node.op in ("add", "sub") and all(a.shape == node.shape for a in node.args):
-        return (node.op, _plan_sum(node.args[0]), _plan_sum(node.args[1]))
-    if node.op == "neg":
-        return ("neg", _plan_sum(node.args[0]))
-    if node.op == "reshape":
-        return ("reshape", _plan_sum(node.args[0]), node.shape)
-    if node.op == "matmul" and all(a.ndim == 2 for a in node.args):
-        (a, b), (ta, tb) = node.args, node.params
-        inner = a.shape[0] if ta else a.shape[1]
-        if inner == 1:  # an outer product per point: one matrix product over the batch
-            return ("outer", a, b, ta, tb)
-    return ("sum", node)
-
-
-def _plan_leaves(plan) -> list[Node]:
-    kind = plan[0]
-    if kind in ("add", "sub"):
-        return _plan_leaves(plan[1]) + _plan_leaves(plan[2])
-    if kind in ("neg", "reshape"):
-        return _plan_leaves(plan[1])
-    if kind == "outer":
-        return [plan[1], plan[2]]
-    return [plan[1]]
-
-
-def _render_sum(plan, code: dict[Node, str]) -> str:
-    kind = plan[0]
-    if kind == "add":
-        return f"({_render_sum(plan[1], code)} + {_render_sum(plan[2], code)})"
-    if kind == "sub":
-        return f"({_render_sum(plan[1], code)} - {_render_sum(plan[2], code)})"
-    if kind == "neg":
-        return f"(-{_render_sum(plan[1], code)})"
-    if kind == "reshape":
-        return f"rt.reshape({_render_sum(plan[1], code)}, 0, {plan[2]!r})"
-    if kind == "outer":
-        _, a, b, ta, tb = plan
-        return f"rt.batch_outer({code[a]}, {code[b]}, {ta}, {tb}, _batch)"
-    node = plan[1]
-    return f"rt.batch_sum({code[node]}, {node.ndim}, _batch)"
-
-
-def _format(node: Node, code: dict[Node, str], template_key: str) -> str:
-    op = lookup(node.op)
-    arg_code = []
-    for a in node.args:
-        text = code[a]
-        if template_key == "mindspore" and isinstance(a, Const) and a.is_weak and node.dtype is not None:
-            # MindSpore rounds Python floats to float32; give the constant the op's own dtype
-            text = f"rt.scalar({a.value!r}, {node.dtype.name!r})"
-        if op.kind in (ELEMENTWISE, NONDIFF) and a.ndim < node.ndim and not isinstance(a, Const):
-            text = f"rt.lift({text}, {a.ndim}, {node.ndim})"
-        arg_code.append(text)
-    return fill_template(node, arg_code, template_key)
-
-
-def fill_template(node: Node, arg_code: Sequence[str], template_key: str) -> str:
-    """The op's ``template_key`` spelling for ``node``, with the arguments' code in order."""
-    op = lookup(node.op)
-    template = op.names.get(template_key)
-    if not template:
-        raise NotImplementedError(f"op {op.display} has no {template_key!r} lowering")
-    fields = {f"p{i}": _literal(p) for i, p in enumerate(node.params)}
+def fill_template(node: Node, arg_code: Sequence[str], spelling_keys: Sequence[str]) -> str:
+    """The op's spelling for ``node`` (the first of ``spelling_keys`` it has), arguments in order."""
+    template = lookup(node.op).spelling(*spelling_keys)
+    fields: dict[str, object] = {f"p{i}": _literal(p) for i, p in enumerate(node.params)}
     fields.update({f"r{i}": a.ndim for i, a in enumerate(node.args)})
     return template.format(*arg_code, args=", ".join(arg_code), rank=node.ndim, **fields)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from types import ModuleType
+from typing import Any
 
 from symgrad.core.families.structural import index_to_python
 
@@ -20,26 +21,30 @@ def _index(index: tuple) -> tuple:
 class ArrayRuntime:
     """Structural helpers over the array namespace ``xp``."""
 
-    def __init__(self, xp: ModuleType):
+    def __init__(self, xp: ModuleType | Any):
         self.xp = xp
+
+    def asarray(self, a):
+        """``a`` (an array or a Python number) as an array of this library."""
+        return self.xp.asarray(a)
 
     def lift(self, a, rank_from: int, rank_to: int):
         """Insert size-1 axes so a rank ``rank_from`` value broadcasts at rank ``rank_to``."""
-        a = self.xp.asarray(a)
+        a = self.asarray(a)
         cut = a.ndim - rank_from
         return a.reshape(a.shape[:cut] + (1,) * (rank_to - rank_from) + a.shape[cut:])
 
     def broadcast_to(self, a, rank: int, shape: tuple):
         a = self.lift(a, rank, len(shape))
-        return self.xp.broadcast_to(a, a.shape[: a.ndim - len(shape)] + shape)
+        return self.xp.broadcast_to(a, tuple(a.shape[: a.ndim - len(shape)]) + tuple(shape))
 
     def reduce_sum(self, a, rank: int, axes: tuple, keepdims: bool):
         lead = a.ndim - rank
         return self.xp.sum(a, axis=tuple(lead + ax for ax in axes), keepdims=keepdims)
 
     def reshape(self, a, rank: int, shape: tuple):
-        a = self.xp.asarray(a)
-        return a.reshape(a.shape[: a.ndim - rank] + shape)
+        a = self.asarray(a)
+        return a.reshape(tuple(a.shape[: a.ndim - rank]) + tuple(shape))
 
     def transpose(self, a, perm: tuple):
         lead = a.ndim - len(perm)
@@ -110,6 +115,17 @@ class ArrayRuntime:
     def sigmoid(self, x):
         """1 / (1 + exp(-x)) without overflow warnings for large |x|."""
         return self.xp.exp(-self.xp.logaddexp(0, -x))
+
+    def erf(self, x):
+        """The error function: the library's own (PyTorch, MindSpore), else SciPy's, else ``math.erf``."""
+        own = getattr(self.xp, "erf", None)
+        if own is not None:
+            return own(x)
+        try:
+            from scipy.special import erf
+        except ImportError:  # SciPy is optional: exact but slow, one Python call per element
+            return self.xp.vectorize(math.erf, otypes=[self.xp.asarray(x).dtype])(x)
+        return erf(x)
 
     def scalar(self, value, dtype: str):
         return self.xp.asarray(value, dtype=dtype)

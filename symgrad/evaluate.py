@@ -38,7 +38,7 @@ def evaluate(nodes: Sequence[Node], env: dict) -> list[np.ndarray]:
     import lowering
 
     variables = free_vars(nodes)
-    kernel = lowering.compile(nodes, variables, backend=context.backend_name())
+    kernel = lowering.compile_kernel(nodes, variables, backend=context.backend_name())
     backend = lowering.BACKENDS[kernel.backend]
     results = kernel(*(value_of(v, env) for v in variables))
     return [backend.to_numpy(r) for r in results]

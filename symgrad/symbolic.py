@@ -36,6 +36,13 @@ def kernel(
     leading batch axes, and returns one array per output. ``reduce`` ("mean" or
     "sum", for all outputs or per output) reduces outputs over the batch axes
     inside the kernel, as a loss and its weight gradients need.
+
+    >>> import numpy as np
+    >>> from symgrad import ops
+    >>> x = placeholder("x")
+    >>> slope = kernel([ops.grad(ops.sin)(x)], [x])
+    >>> slope(np.array([0.0, np.pi]))[0]
+    array([ 1., -1.])
     """
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     args = []
@@ -55,4 +62,4 @@ def kernel(
     bound = {v: const(np.asarray(value_of(v, env))) for v in free_vars(nodes) if v not in args and v in env}
     if bound:
         nodes = substitute(nodes, bound)
-    return lowering.compile(nodes, args, backend, reductions)
+    return lowering.compile_kernel(nodes, args, backend, reductions)

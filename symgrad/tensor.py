@@ -15,7 +15,7 @@ from symgrad import dtype as mstype
 from symgrad.core.families.linalg import matmul
 from symgrad.core.families.structural import getitem, reduce_sum, reshape, transpose
 from symgrad.core.graph import Const, Node, const
-from symgrad.core.registry import make_node
+from symgrad.core.registry import OPS, make_node
 from symgrad.evaluate import Deferred, evaluate
 
 _PY_FLOAT = np.float32  # MindSpore's default for Python floats
@@ -174,56 +174,14 @@ class Tensor:
         node = make_node(name, (as_operand(other), self._node))
         return Tensor._wrap(node, merge_env(self, other))
 
-    def __add__(self, o):
-        return self._op("add", o)
-
-    def __radd__(self, o):
-        return self._rop("add", o)
-
-    def __sub__(self, o):
-        return self._op("sub", o)
-
-    def __rsub__(self, o):
-        return self._rop("sub", o)
-
-    def __mul__(self, o):
-        return self._op("mul", o)
-
-    def __rmul__(self, o):
-        return self._rop("mul", o)
-
-    def __truediv__(self, o):
-        return self._op("div", o)
-
-    def __rtruediv__(self, o):
-        return self._rop("div", o)
-
-    def __pow__(self, o):
-        return self._op("pow", o)
-
-    def __rpow__(self, o):
-        return self._rop("pow", o)
-
     def __matmul__(self, o):
         return Tensor._wrap(matmul(self._node, as_operand(o)), merge_env(self, o))
 
     def __rmatmul__(self, o):
         return Tensor._wrap(matmul(as_operand(o), self._node), merge_env(self, o))
 
-    def __neg__(self):
-        return self._op("neg")
-
     def __pos__(self):
         return self
-
-    def __abs__(self):
-        return self._op("abs")
-
-    def __gt__(self, o):
-        return self._op("greater", o)
-
-    def __lt__(self, o):
-        return self._op("less", o)
 
     def __getitem__(self, index) -> Tensor:
         return Tensor._wrap(getitem(self._node, index), self._env)
@@ -258,6 +216,28 @@ class Tensor:
         return self.reshape(tuple(shape))
 
     __hash__ = object.__hash__
+
+
+def _operator(name: str, reflected: bool):
+    """A Tensor method applying op ``name`` (``reflected``: the other operand comes first)."""
+
+    def method(self, *other):
+        return self._rop(name, *other) if reflected else self._op(name, *other)
+
+    return method
+
+
+def install_operators(op) -> None:
+    """Tensor methods for ``op``'s ``Api.operators`` and ``Api.reflected`` (generated ops only)."""
+    if op.api.generated:
+        for dunder in op.api.operators:
+            setattr(Tensor, dunder, _operator(op.name, reflected=False))
+        for dunder in op.api.reflected:
+            setattr(Tensor, dunder, _operator(op.name, reflected=True))
+
+
+for _op in OPS.values():  # Tensor operators from the op table
+    install_operators(_op)
 
 
 def bind_input(tensor: Tensor, var) -> tuple[Tensor, dict]:

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import pytest
-
 from symgrad.verification import Report, verify
+
+try:  # the fixture needs pytest; assert_grads_match does not
+    import pytest
+except ImportError:  # pragma: no cover - exercised where pytest is absent
+    pytest = None  # type: ignore[assignment]
 
 
 def assert_grads_match(fn: Callable, *inputs, order: int = 1, **options) -> Report:
@@ -25,7 +28,9 @@ def assert_grads_match(fn: Callable, *inputs, order: int = 1, **options) -> Repo
     return report
 
 
-@pytest.fixture
-def grad_check() -> Callable[..., Report]:
-    """``grad_check(fn, *inputs, order=1, **options)``: :func:`assert_grads_match` as a fixture."""
-    return assert_grads_match
+if pytest is not None:
+
+    @pytest.fixture
+    def grad_check() -> Callable[..., Report]:
+        """``grad_check(fn, *inputs, order=1, **options)``: :func:`assert_grads_match` as a fixture."""
+        return assert_grads_match

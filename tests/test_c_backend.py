@@ -146,7 +146,7 @@ def test_missing_compiler_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(native, "find_compiler", lambda: None)
     x = symgrad.placeholder("x")
     with pytest.raises(lowering.BackendError, match="backend 'c' is not installed.*C compiler"):
-        lowering.compile([ops.sin(x)], [x], backend="c")
+        lowering.compile_kernel([ops.sin(x)], [x], backend="c")
 
 
 def test_unbound_variables_are_named(rng):

@@ -27,7 +27,7 @@ def test_readme_examples_run_and_print_the_documented_values():
         for block in blocks:
             exec(compile(block, "README.md", "exec"), namespace)
     text = printed.getvalue()
-    assert "z*(y1 + y2 + y3)" in text and "4.5099998" in text and "def kernel(x, _c, _batch):" in text
+    assert "z*(y1 + y2 + y3)" in text and "4.5099998" in text and "def compute(x, _c, _batch):" in text
     assert "yours (expected=)   1.52e+00" in text and "verdict: 1 comparison(s) FAILED" in text
     assert namespace["history"][-1] < namespace["history"][0]  # the PINN snippet trains
 

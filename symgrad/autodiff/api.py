@@ -2,14 +2,14 @@
 
 ``GradOperation``, ``grad``, ``value_and_grad``, ``jvp``, ``vjp``, ``jacfwd``,
 ``jacrev`` and ``hessian`` only sort arguments and results; the work is in
-:mod:`symgrad.autodiff.core`.
+:mod:`symgrad.autodiff.differentiate`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from symgrad.autodiff.core import forward, reverse
+from symgrad.autodiff.differentiate import forward, reverse
 from symgrad.autodiff.jacobian import jacobian_node
 from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, named_like, trace_inputs
 from symgrad.errors import GradError
@@ -63,7 +63,8 @@ class GradOperation:
                 raise GradError("GradOperation: the network was called with no inputs")
             # get_all differentiates every Tensor input; other arguments pass through
             positions = [p for p, a in enumerate(args) if isinstance(a, Tensor)] if self.get_all else [0]
-            _, _, gin, gw = reverse(fn, args, positions, params, sens, who="GradOperation")
+            result = reverse(fn, args, positions, params, sens, who="GradOperation")
+            gin, gw = result.input_grads, result.weight_grads
             if self.get_all and self.get_by_list:
                 return tuple(gin), tuple(gw)
             if self.get_by_list:
@@ -164,11 +165,10 @@ def vjp(fn: Callable, *args, has_aux: bool = False):
         outs, is_tuple, gin, _ = reverse(fn, inputs, range(len(inputs)), [], v, has_aux, "vjp")
         return (tuple(outs) if is_tuple else outs[0]), tuple(gin)
     inputs = args
-    outs, is_tuple, _, _ = reverse(fn, inputs, [], [], None, has_aux, "vjp")
+    outs, is_tuple = reverse(fn, inputs, [], [], None, has_aux, "vjp")[:2]
 
     def vjp_fn(v):
-        _, _, gin, _ = reverse(fn, inputs, range(len(inputs)), [], v, has_aux, "vjp")
-        return tuple(gin)
+        return tuple(reverse(fn, inputs, range(len(inputs)), [], v, has_aux, "vjp").input_grads)
 
     if has_aux:
         return outs[0], vjp_fn, tuple(outs[1:])

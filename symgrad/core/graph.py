@@ -90,7 +90,7 @@ def intern(key: tuple, build) -> Node:
     return node
 
 
-def const(value) -> Const:
+def const(value) -> Node:
     """A constant node; Python scalars and 0-d arrays are shared."""
     if isinstance(value, (bool, int, float)):
         return intern(("const", type(value).__name__, value), lambda: Const(value))

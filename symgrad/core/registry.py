@@ -1,8 +1,9 @@
-"""The op table: one record per op with its meaning, derivative rule and backend names.
+"""The op table: one record per op with its meaning, derivative rule, spellings and traits.
 
 Op families (``symgrad/core/families/*.py``) call :func:`register` once per op.
-The differentiation engine, the closed-form printer and every lowering backend
-read this table and nothing else, so adding an op touches one family file.
+The differentiation engine, the closed-form printer, the explanations, the public
+``symgrad.ops`` namespace and every lowering backend read this table and nothing
+else, so adding an op touches one family file (see ``symgrad/core/README.md``).
 """
 
 from __future__ import annotations
@@ -15,10 +16,42 @@ import numpy as np
 from symgrad.core.graph import Const, Node, const, intern, scalar_value
 from symgrad.errors import OpError
 
+# How the engine differentiates an op (OpDef.kind)
 ELEMENTWISE = "elementwise"  # derivative from per-argument partials
 LINEAR = "linear"  # derivative is the op itself; reverse mode needs a transpose rule
 CUSTOM = "custom"  # hand-written jvp and vjp (bilinear ops such as MatMul)
 NONDIFF = "nondiff"  # zero derivative (sign, comparisons, stop_gradient)
+KINDS = (ELEMENTWISE, LINEAR, CUSTOM, NONDIFF)
+
+# How an op's output elements read its inputs (OpDef.pattern): what a backend lowers by
+MAP = "map"  # element i of the output from element i of each (broadcast) argument
+CONTRACTION = "contraction"  # op(a) @ op(b), params (transpose_a, transpose_b) (matmul)
+REDUCTION = "reduction"  # a sum over axes of one argument, params (axes, keepdims) (reduce_sum)
+GATHER = "gather"  # every output element is one argument element, or zero (reshape, getitem, ...)
+PATTERNS = (MAP, CONTRACTION, REDUCTION, GATHER)
+
+
+@dataclass(frozen=True)
+class Api:
+    """The public names of an op.
+
+    Attributes:
+        classes: MindSpore op classes in ``symgrad.ops`` (``("Div", "RealDiv")``).
+        functions: functional forms in ``symgrad.ops`` (``("asin", "arcsin")``).
+        operators: Tensor methods calling the op as ``op(self, other)`` (``("__add__",)``).
+        reflected: Tensor methods calling it as ``op(other, self)`` (``("__radd__",)``).
+        generated: True: ``symgrad.ops`` builds the classes and functions from the record
+            (ops called on tensors alone); False: they are written by hand (ops with
+            MindSpore-specific arguments, such as ``ReduceSum(keep_dims)(x, axis)``).
+        internal: why an op has no public name (it only appears inside derivatives).
+    """
+
+    classes: tuple[str, ...] = ()
+    functions: tuple[str, ...] = ()
+    operators: tuple[str, ...] = ()
+    reflected: tuple[str, ...] = ()
+    generated: bool = True
+    internal: str = ""
 
 
 @dataclass(frozen=True)
@@ -28,8 +61,9 @@ class OpDef:
     Attributes:
         name: graph name (``"sin"``).
         display: the user-facing name used in errors (``"Sin"``).
-        kind: ELEMENTWISE, LINEAR, CUSTOM or NONDIFF.
+        kind: ELEMENTWISE, LINEAR, CUSTOM or NONDIFF (how it is differentiated).
         arity: number of arguments, or None for variadic ops.
+        pattern: MAP, CONTRACTION, REDUCTION or GATHER (how it is lowered).
         infer: ``(args, params) -> (shape, dtype)``; raises OpError on bad input.
         sympy: elementwise ops: ``f(*scalars, *params) -> sympy.Expr``;
             others: ``f(arrays, node) -> numpy object array``.
@@ -40,8 +74,22 @@ class OpDef:
         simplify: ``(args, params) -> Node | None``, local algebraic identities.
         fold: a NumPy function that evaluates the op on Python scalar constants at
             build time (arithmetic only, so ``sin(1)`` stays symbolic).
-        names: backend templates, ``str.format``-ed with the argument code then the
-            params: ``numpy`` (``np.sin({0})``), ``c`` (CUDA C), ``mindspore``.
+        spellings: backend templates, ``str.format``-ed with the argument code then the
+            params: ``numpy`` (``np.sin({0})``, also used by CuPy and PyTorch), ``c`` (C99,
+            also used by CUDA unless a ``cuda`` spelling is given), ``mindspore``. Ops whose
+            pattern is not MAP need no ``c`` spelling: the C printer lowers them by pattern.
+        api: public names (:class:`Api`).
+        kink: the convention used where the op is not differentiable (``"ReLU'(0) = 0"``);
+            ``verify`` explains finite-difference disagreements there instead of failing.
+        simd: the libm function the C spelling calls, when glibc's libmvec has a SIMD
+            version of it (``"tanh"``).
+        notation: how an explanation writes the op: a template (``"{0} + {1}"``) or a
+            function ``(node, argument_names) -> str``; default ``name(args)``.
+        signs: the op is ``sum(sign_k * arg_k)`` (add, sub, neg), so a sum over points
+            passes through it.
+        keeps_order: the op keeps its argument's elements in flat order (reshape).
+        passes_value: the op's value is its argument and its derivative is zero
+            (stop_gradient): explanations show where it cuts the derivative.
     """
 
     name: str
@@ -56,7 +104,38 @@ class OpDef:
     vjp: Callable | None = None
     simplify: Callable | None = None
     fold: Callable | None = None
-    names: dict[str, str] = field(default_factory=dict)
+    spellings: dict[str, str] = field(default_factory=dict)
+    pattern: str = MAP
+    api: Api = Api()
+    kink: str | None = None
+    simd: str | None = None
+    notation: str | Callable | None = None
+    signs: tuple[int, ...] | None = None
+    keeps_order: bool = False
+    passes_value: bool = False
+
+    def spelling(self, *keys: str) -> str:
+        """The first of ``keys`` this op has a spelling for, or NotImplementedError."""
+        for key in keys:
+            if self.spellings.get(key):
+                return self.spellings[key]
+        raise NotImplementedError(f"op {self.display} has no {' or '.join(map(repr, keys))} lowering")
+
+    def describe(self, node: Node, args: list[str]) -> str:
+        """The op applied to ``args`` as an explanation writes it.
+
+        >>> from symgrad.core.graph import Var
+        >>> x, y = Var("x", (), "float64"), Var("y", (), "float64")
+        >>> lookup("add").describe(apply("add", x, y), ["x", "y"])
+        'x + y'
+        >>> lookup("tanh").describe(apply("tanh", x), ["x"])
+        'tanh(x)'
+        """
+        if callable(self.notation):
+            return self.notation(node, args)
+        if self.notation:
+            return self.notation.format(*args)
+        return f"{self.name}({', '.join(args)})"
 
 
 OPS: dict[str, OpDef] = {}
@@ -66,8 +145,12 @@ def register(op: OpDef) -> OpDef:
     """Add an op to the table (each name once)."""
     if op.name in OPS:
         raise ValueError(f"op {op.name!r} registered twice")
+    if op.kind not in KINDS or op.pattern not in PATTERNS:
+        raise ValueError(f"op {op.name!r}: kind must be one of {KINDS} and pattern one of {PATTERNS}")
     if op.kind == ELEMENTWISE and op.arity is not None and len(op.partials) != op.arity:
         raise ValueError(f"op {op.name!r}: one partial per argument is required")
+    if op.kind == LINEAR and op.transpose is None or op.kind == CUSTOM and not (op.jvp and op.vjp):
+        raise ValueError(f"op {op.name!r}: a {op.kind} op needs its derivative rule")
     OPS[op.name] = op
     return op
 
@@ -112,6 +195,7 @@ def apply(name: str, *args, params: tuple = ()) -> Node:
 
 
 def _fold(op: OpDef, args, params):
+    assert op.fold is not None
     with np.errstate(all="ignore"):
         value = op.fold(*(a.value for a in args), *params)
     return value.item() if isinstance(value, np.generic) else value

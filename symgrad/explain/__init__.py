@@ -2,7 +2,7 @@
 
 from symgrad.explain.build import explain
 from symgrad.explain.derivation import Derivation, Entry, Explanation, Step
-from symgrad.explain.graph import graph_dot, render_graph
+from symgrad.explain.diagram import graph_dot, render_graph
 from symgrad.explain.intermediates import intermediates
 
 __all__ = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -10,6 +11,7 @@ import sympy
 from symgrad.autodiff.recording import Episode, recording
 from symgrad.closed_form import as_sympy, to_sympy, variable_symbols
 from symgrad.core.graph import Node, Var, count_ops, topo_order
+from symgrad.core.registry import CONTRACTION, REDUCTION, lookup
 from symgrad.evaluate import evaluate
 from symgrad.explain.derivation import Derivation, Entry, Explanation, Step
 from symgrad.explain.i18n import phrase
@@ -49,12 +51,13 @@ def scalar_cost(nodes: list[Node]) -> int:
     for node in topo_order(nodes):
         if not node.args:
             continue
-        size = int(np.prod(node.shape))
-        if node.op == "matmul":
-            a, (ta, _) = node.args[0], node.params
-            size *= a.shape[0] if (ta and a.ndim == 2) else a.shape[-1]
-        elif node.op == "reduce_sum":
-            size = int(np.prod(node.args[0].shape))
+        size = math.prod(node.shape)
+        pattern = lookup(node.op).pattern
+        if pattern == CONTRACTION:  # (m, k) @ (k, n): k products per element; k² = |a| |b| / |out|
+            a, b = node.args
+            size *= math.isqrt(math.prod(a.shape) * math.prod(b.shape) // max(size, 1))
+        elif pattern == REDUCTION:
+            size = math.prod(node.args[0].shape)
         cost += size
     return cost
 
@@ -77,7 +80,7 @@ def _d(name: str) -> tuple[str, str]:
 def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
     producers = _producers(e, episodes)
     seeds = e.seeds or []
-    stops = [n for n in topo_order(e.outputs) if n.op == "stop_gradient"]
+    stops = [n for n in topo_order(e.outputs) if n.args and lookup(n.op).passes_value]
     shown = list(e.outputs) + list(seeds) + list(e.results) + [s.args[0] for s in stops]
     flat = scalar_cost(e.outputs + e.results) <= MAX_FLAT_COST
     exprs: dict[Node, object] = {}  # SymPy objects to show

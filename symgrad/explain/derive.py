@@ -17,13 +17,33 @@ import lowering
 from symgrad.autodiff.engine import vjp_sweep
 from symgrad.closed_form import as_sympy, to_sympy
 from symgrad.core.graph import Node, Var, const
-from symgrad.core.registry import apply
+from symgrad.core.registry import MAP, OPS, apply, lookup
 
-FUNCTIONS = {
-    sympy.sin: "sin", sympy.cos: "cos", sympy.tan: "tan", sympy.exp: "exp", sympy.log: "log",
-    sympy.sinh: "sinh", sympy.cosh: "cosh", sympy.tanh: "tanh", sympy.asin: "asin",
-    sympy.acos: "acos", sympy.atan: "atan", sympy.atanh: "atanh", sympy.Abs: "abs", sympy.sign: "sign",
-}  # fmt: skip
+
+def sympy_heads() -> dict[type, str]:
+    """SymPy function -> op name, for every op whose meaning is one SymPy function of its arguments.
+
+    Read off each record's SymPy meaning (``sin`` -> sympy.sin, ``add`` -> sympy.Add,
+    ``maximum`` -> sympy.Max); ops whose meaning is a compound (sigmoid, div) are reached
+    through their parts. Two ops with the same head would make parsing ambiguous: refused.
+    """
+    heads: dict[type, str] = {}
+    for op in OPS.values():
+        if op.pattern != MAP or op.arity is None:
+            continue
+        symbols = sympy.symbols(f"a0:{op.arity}")
+        try:
+            meaning = op.sympy(*symbols)
+        except TypeError:  # the meaning takes parameters as well (heaviside)
+            continue
+        if isinstance(meaning, sympy.Basic) and meaning.args == symbols:
+            if meaning.func in heads:
+                raise ValueError(f"ops {heads[meaning.func]!r} and {op.name!r} both mean {meaning.func}")
+            heads[meaning.func] = op.name
+    return heads
+
+
+HEADS = sympy_heads()
 
 
 class DeriveError(ValueError):
@@ -49,19 +69,15 @@ def to_graph(expr: sympy.Expr, variables: dict[sympy.Symbol, Var]) -> Node:
     if expr is sympy.pi or expr is sympy.E:
         return const(float(expr))
     args = [to_graph(a, variables) for a in expr.args]
-    if expr.is_Add or expr.is_Mul:
-        name = "add" if expr.is_Add else "mul"
-        node = args[0]
-        for a in args[1:]:
-            node = apply(name, node, a)
-        return node
-    if expr.is_Pow:
-        return apply("pow", *args)
-    if isinstance(expr, sympy.Max | sympy.Min) and len(args) == 2:
-        return apply("maximum" if isinstance(expr, sympy.Max) else "minimum", *args)
-    if expr.func in FUNCTIONS:
-        return apply(FUNCTIONS[expr.func], *args)
-    names = ", ".join(sorted(FUNCTIONS.values()) + ["Max", "Min", "+", "-", "*", "/", "**"])
+    if expr.func in HEADS:
+        name = HEADS[expr.func]
+        if lookup(name).arity == 2:  # SymPy's Add, Mul, Max, Min take any number of arguments
+            node = args[0]
+            for a in args[1:]:
+                node = apply(name, node, a)
+            return node
+        return apply(name, *args)
+    names = ", ".join(sorted(f.__name__ for f in HEADS))
     raise DeriveError(f"unsupported function {expr.func.__name__}; supported: {names}")
 
 
@@ -95,6 +111,6 @@ def derive(
         if missing:
             raise DeriveError(f"--at needs a value for every variable; missing: {', '.join(missing)}")
         args = list(variables.values())
-        kernel = lowering.compile([n for _, n in results], args)
+        kernel = lowering.compile_kernel([n for _, n in results], args)
         values = [float(v) for v in kernel(*(np.float64(at[v.name]) for v in args))]
     return [(label, as_sympy(e), v) for (label, _), e, v in zip(results, exprs, values)]

@@ -1,4 +1,4 @@
-"""Big graphs as named intermediates (h1 = tanh(t3 + b1), ...), one line per tensor op."""
+"""Big graphs as named intermediates (t3 = tanh(t2), ...), one line per tensor op."""
 
 from __future__ import annotations
 
@@ -7,39 +7,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from symgrad.core.graph import Const, Node, Var, topo_order
-
-ACTIVATIONS = {"tanh", "sigmoid", "relu"}
-INFIX = {"add": "+", "sub": "-", "mul": "·", "div": "/", "pow": "^"}
+from symgrad.core.registry import lookup
 
 
-def _const_label(node: Const) -> str:
+def const_label(node: Const) -> str:
+    """A constant as an explanation writes it: its value, or its shape when it is an array."""
     if node.is_weak or node.ndim == 0:
         value = node.value.item() if isinstance(node.value, np.ndarray) else node.value
         return f"{value:g}" if isinstance(value, float) else str(value)
     return f"const{node.shape}"
-
-
-def _describe(node: Node, args: list[str]) -> str:
-    op = node.op
-    if op in INFIX:
-        return f"{args[0]} {INFIX[op]} {args[1]}"
-    if op == "neg":
-        return f"-{args[0]}"
-    if op == "matmul":
-        ta, tb = node.params
-        return f"{args[0]}{'ᵀ' if ta else ''} @ {args[1]}{'ᵀ' if tb else ''}"
-    if op == "reduce_sum":
-        return f"Σ_{list(node.params[0])} {args[0]}"
-    if op == "transpose":
-        return f"{args[0]}ᵀ{list(node.params[0])}"
-    if op == "getitem":
-        index = ", ".join(
-            str(i) if not isinstance(i, tuple) else ":" if i[2] == 1 else f"::{i[2]}" for i in node.params[0]
-        )
-        return f"{args[0]}[{index}]"
-    if op in ("reshape", "broadcast_to"):
-        return f"{op}({args[0]}, {node.shape})"
-    return f"{op}({', '.join(args)})"
 
 
 def intermediates(
@@ -49,21 +25,22 @@ def intermediates(
 
     ``known`` maps nodes already named (by an earlier call) to their names; it is
     extended in place, so a derivative's intermediates can refer to the forward ones.
+    Ops are named ``t0, t1, ...`` in the order the kernel printer names them, so the
+    lines match ``symgrad.kernel(forward outputs + derivatives).source`` name for name.
     """
     label: dict[Node, str] = known if known is not None else {}
     lines = []
-    counts = {"h": sum(v[:1] == "h" for v in label.values()), "t": sum(v[:1] == "t" for v in label.values())}
+    count = sum(1 for n in label if not isinstance(n, Var | Const))
     for node in topo_order(nodes):
         if node in label:
             continue
         if isinstance(node, Var):
             label[node] = node.display_name
         elif isinstance(node, Const):
-            label[node] = _const_label(node)
+            label[node] = const_label(node)
         else:
-            prefix = "h" if node.op in ACTIVATIONS else "t"
-            counts[prefix] += 1
-            name = f"{prefix}{counts[prefix]}"
-            lines.append((name, _describe(node, [label[a] for a in node.args]), node.shape))
+            name = f"t{count}"
+            count += 1
+            lines.append((name, lookup(node.op).describe(node, [label[a] for a in node.args]), node.shape))
             label[node] = name
     return lines

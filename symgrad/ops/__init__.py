@@ -1,4 +1,8 @@
-"""``symgrad.ops``: op classes, functional ops and the differentiation API (as in MindSpore)."""
+"""``symgrad.ops``: op classes, functional ops and the differentiation API (as in MindSpore).
+
+The op classes and functions are generated from the op table (``symgrad.core.registry``)
+or written by hand where MindSpore's signature needs it; ``__all__`` lists them all.
+"""
 
 from symgrad.autodiff.api import (
     GradOperation,
@@ -7,91 +11,21 @@ from symgrad.autodiff.api import (
     jacfwd,
     jacrev,
     jvp,
-    stop_gradient,
     value_and_grad,
     vjp,
 )
-from symgrad.ops.functional import (
-    abs,
-    acos,
-    add,
-    arccos,
-    arcsin,
-    arctan,
-    arctanh,
-    asin,
-    atan,
-    atanh,
-    broadcast_to,
-    cos,
-    cosh,
-    div,
-    exp,
-    expand_dims,
-    log,
-    matmul,
-    maximum,
-    mean,
-    minimum,
-    mul,
-    neg,
-    negative,
-    pow,
-    reduce_sum,
-    relu,
-    reshape,
-    sigmoid,
-    sign,
-    sin,
-    sinh,
-    sqrt,
-    square,
-    squeeze,
-    stack,
-    sub,
-    sum,
-    tan,
-    tanh,
-    transpose,
-)  # fmt: skip
-from symgrad.ops.primitives import (
-    Abs,
-    Acos,
-    Add,
-    Asin,
-    Atan,
-    Atanh,
-    Cos,
-    Cosh,
-    Div,
-    Exp,
-    Log,
-    MatMul,
-    Maximum,
-    Minimum,
-    Mul,
-    Neg,
-    Pow,
-    Primitive,
-    RealDiv,
-    ReduceMean,
-    ReduceSum,
-    ReLU,
-    Reshape,
-    Sigmoid,
-    Sign,
-    Sin,
-    Sinh,
-    Sqrt,
-    Square,
-    StopGradient,
-    Sub,
-    Tan,
-    Tanh,
-    Transpose,
-)  # fmt: skip
+from symgrad.ops import functional as _functional
+from symgrad.ops import primitives as _primitives
+
+globals().update({name: getattr(_functional, name) for name in _functional.__all__})
+globals().update({name: getattr(_primitives, name) for name in _primitives.__all__})
+
+__all__ = sorted(
+    ["GradOperation", "grad", "hessian", "jacfwd", "jacrev", "jvp", "value_and_grad", "vjp"]
+    + _functional.__all__
+    + _primitives.__all__
+)
 
 
 def __getattr__(name: str):
-    supported = sorted(n for n in globals() if not n.startswith("_"))
-    raise AttributeError(f"symgrad.ops has no op {name!r}; supported: {', '.join(supported)}")
+    raise AttributeError(f"symgrad.ops has no op {name!r}; supported: {', '.join(__all__)}")

@@ -1,6 +1,6 @@
 """``mindspore.ops.operations`` names (``P.MatMul()``): the op classes."""
 
-from symgrad.ops.primitives import *  # noqa: F403
-from symgrad.ops.primitives import Primitive
+from symgrad.ops import primitives as _primitives
 
-__all__ = [n for n in dir() if n[:1].isupper()] + ["Primitive"]
+globals().update({name: getattr(_primitives, name) for name in _primitives.__all__})
+__all__ = list(_primitives.__all__)

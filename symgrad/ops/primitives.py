@@ -1,7 +1,12 @@
-"""MindSpore's op classes: ``ops.MatMul()(x, y)``, ``ops.Sin()(x)``, ..."""
+"""MindSpore's op classes: ``ops.MatMul()(x, y)``, ``ops.Sin()(x)``, ...
+
+Classes of ops called on tensors alone are generated from the op table
+(``Api.classes`` of each record); the others are written below by hand.
+"""
 
 from __future__ import annotations
 
+from symgrad.core.registry import OPS
 from symgrad.ops import functional as F
 
 
@@ -12,24 +17,21 @@ class Primitive:
         return f"Prim[{type(self).__name__}]"
 
 
-def _simple(name: str, fn) -> type:
+def generated_class(class_name: str, fn) -> type:
     """An op class whose call is ``fn`` (so its arguments keep their names, x and y)."""
     call = staticmethod(fn)
-    return type(name, (Primitive,), {"__call__": call, "construct": call, "__doc__": fn.__doc__})
+    return type(class_name, (Primitive,), {"__call__": call, "construct": call, "__doc__": fn.__doc__})
 
 
-Add, Sub, Mul, Div, Pow, Maximum, Minimum = (
-    _simple(n, getattr(F, n.lower())) for n in ("Add", "Sub", "Mul", "Div", "Pow", "Maximum", "Minimum")
-)
-RealDiv = _simple("RealDiv", F.div)
-Neg, Square, Sqrt, Exp, Log, Sin, Cos, Tan, Sinh, Cosh, Tanh, Atanh, Asin, Acos, Atan, Sigmoid, Abs, Sign = (
-    _simple(n, getattr(F, n.lower()))
-    for n in (
-        "Neg", "Square", "Sqrt", "Exp", "Log", "Sin", "Cos", "Tan", "Sinh", "Cosh", "Tanh",
-        "Atanh", "Asin", "Acos", "Atan", "Sigmoid", "Abs", "Sign",
+GENERATED = {
+    name: generated_class(
+        name, F.generated_function(op, op.api.functions[0] if op.api.functions else op.name)
     )
-)  # fmt: skip
-ReLU = _simple("ReLU", F.relu)
+    for op in OPS.values()
+    if op.api.generated
+    for name in op.api.classes
+}
+globals().update(GENERATED)
 
 
 class MatMul(Primitive):
@@ -73,8 +75,34 @@ class Reshape(Primitive):
         return F.reshape(x, shape)
 
 
-class StopGradient(Primitive):
-    def __call__(self, x):
-        from symgrad.autodiff.api import stop_gradient
+class BroadcastTo(Primitive):
+    """``BroadcastTo(shape)(x)``."""
 
-        return stop_gradient(x)
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+    def __call__(self, x):
+        return F.broadcast_to(x, self.shape)
+
+
+class Stack(Primitive):
+    """``Stack(axis=0)(tensors)``."""
+
+    def __init__(self, axis: int = 0):
+        self.axis = axis
+
+    def __call__(self, tensors):
+        return F.stack(tensors, self.axis)
+
+
+class StopGradient(Primitive):
+    """``StopGradient()(x)``: ``x``, with no derivative flowing through it."""
+
+    def __call__(self, x):
+        return F.stop_gradient(x)
+
+
+__all__ = sorted(
+    [*GENERATED, "BroadcastTo", "MatMul", "Primitive", "ReduceMean", "ReduceSum", "Reshape", "Stack"]
+    + ["StopGradient", "Transpose"]
+)

@@ -15,7 +15,7 @@ import numpy as np
 from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
 from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, trace_inputs
 from symgrad.core.graph import Node, const, free_vars, topo_order
-from symgrad.core.registry import make_node
+from symgrad.core.registry import lookup, make_node
 from symgrad.evaluate import value_of
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
@@ -28,7 +28,6 @@ __all__ = ["Report", "Row", "collect", "verify"]
 KERNEL_RTOL = {np.dtype(np.float64): 1e-10, np.dtype(np.float32): 1e-4, np.dtype(np.float16): 1e-2}
 FD_RTOL = 1e-6
 FRAMEWORK_RTOL = 1e-10
-KINK_OPS = {"relu": "ReLU", "abs": "Abs", "maximum": "Maximum", "minimum": "Minimum"}
 
 _collected: list[Report] | None = None  # set by ``symgrad verify script.py``
 
@@ -94,7 +93,7 @@ def verify(
     )
     report.blocks = all_blocks
     reference = dict(zip(all_blocks, methods.high_precision([b.node for b in all_blocks], args, values)))
-    kernel = dict(zip(all_blocks, methods.kernel([b.node for b in all_blocks], args, values)))
+    kernel = dict(zip(all_blocks, methods.compiled_values([b.node for b in all_blocks], args, values)))
     kinks = _kinks(out_nodes, args, values, report)
     use_torch = use_frameworks and "torch" in methods.frameworks()
     krtol = KERNEL_RTOL.get(dtype, 1e-10)
@@ -156,21 +155,23 @@ def _kinks(out_nodes, args, values, report) -> bool:
     """Note every kink op whose argument is (numerically) at its kink; True if any."""
     found = []
     for node in topo_order(out_nodes):
-        if node.op in KINK_OPS:
+        if (
+            node.args and lookup(node.op).kink
+        ):  # the kink is where the argument (or the arguments' difference) is 0
             arg = node.args[0] if len(node.args) == 1 else make_node("sub", node.args)
             found.append((node, arg))
     if not found:
         return False
-    at = methods.kernel([a for _, a in found], args, values)
+    at = methods.compiled_values([a for _, a in found], args, values)
     scale = max(1.0, max(float(np.abs(v).max(initial=0.0)) for v in values))
     hit = False
     for (node, _), arg_value in zip(found, at):
         near = np.argwhere(np.abs(np.atleast_1d(arg_value)) <= 1e-3 * scale)
         if near.size:
             hit = True
-            name = KINK_OPS[node.op]
+            op = lookup(node.op)
+            name, convention = op.display, op.kink
             where = ", ".join(str([int(k) for k in i]) for i in near[:4])
-            convention = "ties split 0.5/0.5" if node.op in ("maximum", "minimum") else f"{name}'(0) = 0"
             report.notes.append(
                 f"kink: the argument of {name} is at (or within a finite-difference step of) its kink at {where}; "
                 f"symgrad, MindSpore and PyTorch use {convention}, jax.numpy.maximum gives 0.5 for ReLU, and finite "
@@ -197,7 +198,7 @@ def _identity_row(out_nodes, wrt, args, values, seed, krtol) -> Row:
     ju = jvp_sweep(out_nodes, u)
     jtv = vjp_sweep(list(zip(out_nodes, v)), wrt)
     sides = [n for n in ju + jtv if n is not None]
-    computed = iter(methods.kernel(sides, args, values)) if sides else iter(())
+    computed = iter(methods.compiled_values(sides, args, values)) if sides else iter(())
     forward = sum(
         float(np.sum(np.asarray(vi.value) * next(computed))) for vi, t in zip(v, ju) if t is not None
     )

@@ -42,9 +42,11 @@ def high_precision(
     ]
 
 
-def kernel(nodes: Sequence[Node], args: Sequence[Var], values: Sequence[np.ndarray]) -> list[np.ndarray]:
+def compiled_values(
+    nodes: Sequence[Node], args: Sequence[Var], values: Sequence[np.ndarray]
+) -> list[np.ndarray]:
     """The compiled NumPy kernel at the inputs, in their own dtype."""
-    return [np.asarray(r) for r in lowering.compile(nodes, args)(*values)]
+    return [np.asarray(r) for r in lowering.compile_kernel(nodes, args)(*values)]
 
 
 def fd_step(value: np.ndarray) -> np.ndarray:
@@ -56,7 +58,7 @@ def finite_differences(
     lower: Node, args: Sequence[Var], values: Sequence[np.ndarray], wrt: int
 ) -> np.ndarray:
     """d lower / d args[wrt] by central differences, all perturbed points in one batched call."""
-    compiled = lowering.compile([lower], args)
+    compiled = lowering.compile_kernel([lower], args)
     base = [np.asarray(v, dtype=np.float64) for v in values]
     x = base[wrt]
     n = x.size
@@ -90,7 +92,7 @@ def torch_autograd(
     import torch
     from torch.autograd.functional import jacobian
 
-    forward = lowering.compile([output], args, backend="torch")
+    forward = lowering.compile_kernel([output], args, backend="torch")
     xs = tuple(torch.as_tensor(np.asarray(v, dtype=np.float64)) for v in values)
 
     def fn(*inputs):

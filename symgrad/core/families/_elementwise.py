@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from symgrad.core.registry import ELEMENTWISE, OpDef, elementwise_infer, register
+from symgrad.core.registry import ELEMENTWISE, Api, OpDef, elementwise_infer, register
 
 
 def elementwise(
@@ -19,8 +19,14 @@ def elementwise(
     float_result: bool = True,
     simplify: Callable | None = None,
     fold: Callable | None = None,
+    api: Api | None = None,
+    **traits,
 ) -> OpDef:
-    """Register an elementwise op whose derivative is given by per-argument partials."""
+    """Register an elementwise op whose derivative is given by per-argument partials.
+
+    ``api`` defaults to the class ``display`` and the function ``name`` in ``symgrad.ops``;
+    ``traits`` are the other :class:`OpDef` fields (``kink``, ``simd``, ``notation``, ...).
+    """
     return register(
         OpDef(
             name=name,
@@ -32,6 +38,8 @@ def elementwise(
             partials=partials,
             simplify=simplify,
             fold=fold,
-            names={"numpy": numpy, "c": c, "mindspore": mindspore},
+            spellings={"numpy": numpy, "c": c, "mindspore": mindspore},
+            api=api or Api(classes=(display,), functions=(name,)),
+            **traits,
         )
     )

@@ -11,7 +11,7 @@ import sympy
 
 from symgrad.core.families._elementwise import elementwise
 from symgrad.core.graph import Node
-from symgrad.core.registry import apply, broadcast_shapes, is_value, make_node, promote
+from symgrad.core.registry import Api, apply, broadcast_shapes, is_value, make_node, promote
 
 
 def _same_shape(node: Node, args) -> bool:
@@ -69,24 +69,28 @@ elementwise(
     (lambda a, b, ans: 1, lambda a, b, ans: 1),
     numpy="np.add({0}, {1})", c="({0} + {1})", mindspore="ops.add({0}, {1})",
     float_result=False, simplify=_simplify_add, fold=np.add,
+    api=Api(("Add",), ("add",), ("__add__",), ("__radd__",)), notation="{0} + {1}", signs=(1, 1),
 )  # fmt: skip
 elementwise(
     "sub", "Sub", lambda a, b: a - b,
     (lambda a, b, ans: 1, lambda a, b, ans: -1),
     numpy="np.subtract({0}, {1})", c="({0} - {1})", mindspore="ops.sub({0}, {1})",
     float_result=False, simplify=_simplify_sub, fold=np.subtract,
+    api=Api(("Sub",), ("sub",), ("__sub__",), ("__rsub__",)), notation="{0} - {1}", signs=(1, -1),
 )  # fmt: skip
 elementwise(
     "mul", "Mul", lambda a, b: a * b,
     (lambda a, b, ans: b, lambda a, b, ans: a),
     numpy="np.multiply({0}, {1})", c="({0} * {1})", mindspore="ops.mul({0}, {1})",
     float_result=False, simplify=_simplify_mul, fold=np.multiply,
+    api=Api(("Mul",), ("mul",), ("__mul__",), ("__rmul__",)), notation="{0} · {1}",
 )  # fmt: skip
 elementwise(
     "div", "Div", lambda a, b: a / b,
     (lambda a, b, ans: apply("div", 1, b), lambda a, b, ans: apply("neg", apply("div", ans, b))),
     numpy="np.divide({0}, {1})", c="({0} / {1})", mindspore="ops.div({0}, {1})",
     simplify=_simplify_div, fold=np.true_divide,
+    api=Api(("Div", "RealDiv"), ("div",), ("__truediv__",), ("__rtruediv__",)), notation="{0} / {1}",
 )  # fmt: skip
 elementwise(
     "pow", "Pow", lambda a, b: a**b,
@@ -96,12 +100,14 @@ elementwise(
     ),
     numpy="np.power({0}, {1})", c="pow({0}, {1})", mindspore="ops.pow({0}, {1})",
     float_result=False, simplify=_simplify_pow, fold=np.power,
+    api=Api(("Pow",), ("pow",), ("__pow__",), ("__rpow__",)), notation="{0} ^ {1}", simd="pow",
 )  # fmt: skip
 elementwise(
     "neg", "Neg", lambda a: -a,
     (lambda a, ans: -1,),
     numpy="np.negative({0})", c="(-{0})", mindspore="ops.neg({0})",
     float_result=False, simplify=_simplify_neg, fold=np.negative,
+    api=Api(("Neg",), ("neg", "negative"), ("__neg__",)), notation="-{0}", signs=(-1,),
 )  # fmt: skip
 elementwise(
     "square", "Square", lambda a: a**2,
@@ -116,7 +122,7 @@ elementwise(
         lambda a, b, ans: apply("heaviside", apply("sub", b, a), params=(0.5,)),
     ),
     numpy="np.maximum({0}, {1})", c="({0} > {1} || {0} != {0} ? {0} : {1})", mindspore="ops.maximum({0}, {1})",
-    float_result=False,
+    float_result=False, kink="ties split 0.5/0.5",
 )  # fmt: skip
 elementwise(
     "minimum", "Minimum", lambda a, b: sympy.Min(a, b),
@@ -125,5 +131,5 @@ elementwise(
         lambda a, b, ans: apply("heaviside", apply("sub", a, b), params=(0.5,)),
     ),
     numpy="np.minimum({0}, {1})", c="({0} < {1} || {0} != {0} ? {0} : {1})", mindspore="ops.minimum({0}, {1})",
-    float_result=False,
+    float_result=False, kink="ties split 0.5/0.5",
 )  # fmt: skip

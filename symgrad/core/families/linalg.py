@@ -11,7 +11,7 @@ import sympy
 
 from symgrad.core.families.structural import reshape
 from symgrad.core.graph import Node
-from symgrad.core.registry import CUSTOM, OpDef, make_node, promote, register
+from symgrad.core.registry import CONTRACTION, CUSTOM, Api, OpDef, make_node, promote, register
 from symgrad.errors import OpError
 
 
@@ -95,10 +95,14 @@ register(
         sympy=_sympy,
         jvp=_jvp,
         vjp=_vjp,
-        names={
+        pattern=CONTRACTION,
+        spellings={
             "numpy": "rt.matmul({0}, {1}, {r0}, {r1}, {p0}, {p1})",
-            "c": "",
             "mindspore": "rt.matmul({0}, {1}, {r0}, {r1}, {p0}, {p1})",
         },
+        notation=lambda node, args: (
+            f"{args[0]}{'ᵀ' if node.params[0] else ''} @ {args[1]}{'ᵀ' if node.params[1] else ''}"
+        ),
+        api=Api(("MatMul",), ("matmul",), ("__matmul__",), ("__rmatmul__",), generated=False),
     )
 )

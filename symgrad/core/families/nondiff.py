@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from symgrad.core.registry import NONDIFF, OpDef, broadcast_shapes, elementwise_infer, register
+from symgrad.core.registry import NONDIFF, Api, OpDef, broadcast_shapes, elementwise_infer, register
 
 
 def _boolean(display):
@@ -19,7 +19,7 @@ def _boolean(display):
     return infer
 
 
-def _nondiff(name, display, arity, sympy_fn, numpy, c, mindspore, infer=None):
+def _nondiff(name, display, arity, sympy_fn, numpy, c, mindspore, infer=None, api=None, **traits):
     register(
         OpDef(
             name=name,
@@ -28,7 +28,9 @@ def _nondiff(name, display, arity, sympy_fn, numpy, c, mindspore, infer=None):
             arity=arity,
             infer=infer or elementwise_infer(display, float_result=False),
             sympy=sympy_fn,
-            names={"numpy": numpy, "c": c, "mindspore": mindspore},
+            spellings={"numpy": numpy, "c": c, "mindspore": mindspore},
+            api=api or Api(classes=(display,), functions=(name,)),
+            **traits,
         )
     )
 
@@ -36,6 +38,8 @@ def _nondiff(name, display, arity, sympy_fn, numpy, c, mindspore, infer=None):
 _nondiff(
     "stop_gradient", "stop_gradient", 1, lambda x: x,
     numpy="{0}", c="{0}", mindspore="ops.stop_gradient({0})",
+    api=Api(("StopGradient",), ("stop_gradient",), generated=False),  # symgrad.autodiff.api
+    passes_value=True,
 )  # fmt: skip
 _nondiff(
     "sign", "Sign", 1, sympy.sign,
@@ -45,19 +49,20 @@ _nondiff(
     "heaviside", "Heaviside", 1, lambda x, h0: sympy.Heaviside(x, h0),
     numpy="np.heaviside({0}, {p0})", c="({0} > 0 ? 1 : ({0} == 0 ? {p0} : 0))",
     mindspore="ops.heaviside({0}, ops.full_like({0}, {p0}))",
+    api=Api(internal="the derivative of ReLU, Maximum and Minimum (its value at 0 is a parameter)"),
 )  # fmt: skip
 _nondiff(
     "greater", "Greater", 2, lambda a, b: sympy.Gt(a, b),
     numpy="np.greater({0}, {1})", c="({0} > {1})", mindspore="ops.gt({0}, {1})",
-    infer=_boolean("Greater"),
+    infer=_boolean("Greater"), api=Api(("Greater",), ("greater", "gt"), ("__gt__",)), notation="{0} > {1}",
 )  # fmt: skip
 _nondiff(
     "less", "Less", 2, lambda a, b: sympy.Lt(a, b),
     numpy="np.less({0}, {1})", c="({0} < {1})", mindspore="ops.lt({0}, {1})",
-    infer=_boolean("Less"),
+    infer=_boolean("Less"), api=Api(("Less",), ("less", "lt"), ("__lt__",)), notation="{0} < {1}",
 )  # fmt: skip
 _nondiff(
     "equal", "Equal", 2, lambda a, b: sympy.Eq(a, b),
     numpy="np.equal({0}, {1})", c="({0} == {1})", mindspore="ops.equal({0}, {1})",
-    infer=_boolean("Equal"),
+    infer=_boolean("Equal"), notation="{0} == {1}",
 )  # fmt: skip

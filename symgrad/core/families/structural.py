@@ -15,7 +15,7 @@ import numpy as np
 import sympy
 
 from symgrad.core.graph import Node, const
-from symgrad.core.registry import LINEAR, OpDef, make_node, register
+from symgrad.core.registry import GATHER, LINEAR, REDUCTION, Api, OpDef, make_node, register
 from symgrad.errors import OpError
 
 # ----- builders used by rules and front ends -----
@@ -257,7 +257,7 @@ def _t_stack(node, ct):
     axis = node.params[0] % node.ndim
     picks = []
     for k in range(len(node.args)):
-        index = [slice(None)] * node.ndim
+        index: list[slice | int] = [slice(None)] * node.ndim
         index[axis] = k
         picks.append(getitem(ct, tuple(index)))
     return tuple(picks)
@@ -286,7 +286,22 @@ def _sym_scatter(arrays, node):
     return out
 
 
-def _linear(name, display, arity, infer, transpose_rule, sympy_fn, numpy, c, mindspore, simplify=None):
+# ----- how explanations write them -----
+
+
+def _show_index(node, args):
+    index = ", ".join(
+        str(i) if not isinstance(i, tuple) else ":" if i[2] == 1 else f"::{i[2]}" for i in node.params[0]
+    )
+    return f"{args[0]}[{index}]"
+
+
+def _show_with_shape(node, args):
+    return f"{node.op}({args[0]}, {node.shape})"
+
+
+def _linear(name, display, arity, infer, transpose_rule, sympy_fn, numpy, mindspore, **traits):
+    """A linear op: no C spelling (the C printer lowers it by its pattern, GATHER by default)."""
     register(
         OpDef(
             name=name,
@@ -296,8 +311,9 @@ def _linear(name, display, arity, infer, transpose_rule, sympy_fn, numpy, c, min
             infer=infer,
             sympy=sympy_fn,
             transpose=transpose_rule,
-            simplify=simplify,
-            names={"numpy": numpy, "c": c, "mindspore": mindspore},
+            spellings={"numpy": numpy, "mindspore": mindspore},
+            pattern=traits.pop("pattern", GATHER),
+            **traits,
         )
     )
 
@@ -305,40 +321,47 @@ def _linear(name, display, arity, infer, transpose_rule, sympy_fn, numpy, c, min
 _linear(
     "broadcast_to", "BroadcastTo", 1, _infer_broadcast, _t_broadcast,
     lambda arrays, node: np.broadcast_to(arrays[0], node.shape),
-    numpy="rt.broadcast_to({0}, {r0}, {p0})", c="", mindspore="rt.broadcast_to({0}, {r0}, {p0})",
-    simplify=_simplify_broadcast,
+    numpy="rt.broadcast_to({0}, {r0}, {p0})", mindspore="rt.broadcast_to({0}, {r0}, {p0})",
+    simplify=_simplify_broadcast, notation=_show_with_shape,
+    api=Api(("BroadcastTo",), ("broadcast_to",), generated=False),
 )  # fmt: skip
 _linear(
     "reduce_sum", "ReduceSum", 1, _infer_reduce, _t_reduce, _sym_reduce,
-    numpy="rt.reduce_sum({0}, {r0}, {p0}, {p1})", c="",
-    mindspore="rt.reduce_sum({0}, {r0}, {p0}, {p1})", simplify=_simplify_reduce,
+    numpy="rt.reduce_sum({0}, {r0}, {p0}, {p1})",
+    mindspore="rt.reduce_sum({0}, {r0}, {p0}, {p1})", simplify=_simplify_reduce, pattern=REDUCTION,
+    notation=lambda node, args: f"Σ_{list(node.params[0])} {args[0]}",
+    api=Api(("ReduceSum",), ("reduce_sum", "sum"), generated=False),
 )  # fmt: skip
 _linear(
     "reshape", "Reshape", 1,
     lambda args, params: (params[0], args[0].dtype), _t_reshape,
     lambda arrays, node: arrays[0].reshape(node.shape),
-    numpy="rt.reshape({0}, {r0}, {p0})", c="", mindspore="rt.reshape({0}, {r0}, {p0})",
-    simplify=_simplify_reshape,
+    numpy="rt.reshape({0}, {r0}, {p0})", mindspore="rt.reshape({0}, {r0}, {p0})",
+    simplify=_simplify_reshape, keeps_order=True, notation=_show_with_shape,
+    api=Api(("Reshape",), ("reshape",), generated=False),
 )  # fmt: skip
 _linear(
     "transpose", "Transpose", 1, _infer_transpose, _t_transpose,
     lambda arrays, node: np.transpose(arrays[0], node.params[0]),
-    numpy="rt.transpose({0}, {p0})", c="", mindspore="rt.transpose({0}, {p0})",
-    simplify=_simplify_transpose,
+    numpy="rt.transpose({0}, {p0})", mindspore="rt.transpose({0}, {p0})",
+    simplify=_simplify_transpose, notation=lambda node, args: f"{args[0]}ᵀ{list(node.params[0])}",
+    api=Api(("Transpose",), ("transpose",), generated=False),
 )  # fmt: skip
 _linear(
     "getitem", "getitem", 1,
     lambda args, params: (_indexed_shape(args[0].shape, params[0]), args[0].dtype),
     _t_getitem, lambda arrays, node: arrays[0][index_to_python(node.params[0])],
-    numpy="rt.getitem({0}, {p0})", c="", mindspore="rt.getitem({0}, {p0})",
-    simplify=_simplify_getitem,
+    numpy="rt.getitem({0}, {p0})", mindspore="rt.getitem({0}, {p0})",
+    simplify=_simplify_getitem, notation=_show_index, api=Api(operators=("__getitem__",), generated=False),
 )  # fmt: skip
 _linear(
     "scatter", "scatter", 1, _infer_scatter, _t_scatter, _sym_scatter,
-    numpy="rt.scatter({0}, {r0}, {p0}, {p1})", c="", mindspore="rt.scatter({0}, {r0}, {p0}, {p1})",
+    numpy="rt.scatter({0}, {r0}, {p0}, {p1})", mindspore="rt.scatter({0}, {r0}, {p0}, {p1})",
+    api=Api(internal="the transpose of indexing, in reverse-mode derivatives"),
 )  # fmt: skip
 _linear(
     "stack", "Stack", None, _infer_stack, _t_stack,
     lambda arrays, node: np.stack(np.broadcast_arrays(*arrays), axis=node.params[0]),
-    numpy="rt.stack([{args}], {p0}, {rank})", c="", mindspore="rt.stack([{args}], {p0}, {rank})",
+    numpy="rt.stack([{args}], {p0}, {rank})", mindspore="rt.stack([{args}], {p0}, {rank})",
+    api=Api(("Stack",), ("stack",), generated=False),
 )  # fmt: skip

@@ -1,4 +1,4 @@
-"""Elementary functions: sqrt, exp, log, trigonometric, hyperbolic and their inverses.
+"""Elementary and special functions: sqrt, exp, log, trigonometric, hyperbolic, their inverses, erf.
 
 Each rule is written with registered ops and may use ``ans`` (the op's output), so
 every order of derivative comes from the same one-line rule.
@@ -6,31 +6,41 @@ every order of derivative comes from the same one-line rule.
 
 from __future__ import annotations
 
+import math
+
 import sympy
 
 from symgrad.core.families._elementwise import elementwise
-from symgrad.core.registry import apply
+from symgrad.core.registry import Api, apply
 
 
 def _one_minus_square(x):
     return apply("sub", 1, apply("square", x))
 
 
-def _unary(name, display, sympy_fn, partial, c=None, np_name=None, ms_name=None):
+def _unary(name, display, sympy_fn, partial, np_name=None, simd=True, numpy=None, **traits):
+    """A libm function: NumPy's ``np_name`` (default ``name``), C's and MindSpore's ``name``.
+
+    NumPy's spelling (``arcsin``) is also a public alias, as in MindSpore. ``numpy``
+    overrides the NumPy template (a runtime helper where NumPy lacks the function).
+    """
     np_name = np_name or name
     elementwise(
         name,
         display,
         sympy_fn,
         (partial,),
-        numpy=f"np.{np_name}({{0}})",
-        c=f"{c or name}({{0}})",
-        mindspore=f"ops.{ms_name or name}({{0}})",
+        numpy=numpy or f"np.{np_name}({{0}})",
+        c=f"{name}({{0}})",
+        mindspore=f"ops.{name}({{0}})",
+        api=Api(classes=(display,), functions=tuple(dict.fromkeys((name, np_name)))),
+        simd=name if simd else None,
+        **traits,
     )
 
 
 # ----- powers and logarithms -----
-_unary("sqrt", "Sqrt", sympy.sqrt, lambda x, ans: apply("div", 0.5, ans))
+_unary("sqrt", "Sqrt", sympy.sqrt, lambda x, ans: apply("div", 0.5, ans), simd=False)  # an instruction
 _unary("exp", "Exp", sympy.exp, lambda x, ans: ans)
 _unary("log", "Log", sympy.log, lambda x, ans: apply("div", 1, x))
 
@@ -62,4 +72,11 @@ _unary(
     "atanh", "Atanh", sympy.atanh,
     lambda x, ans: apply("div", 1, _one_minus_square(x)),
     np_name="arctanh",
+)  # fmt: skip
+
+# ----- special functions -----
+_unary(
+    "erf", "Erf", sympy.erf,
+    lambda x, ans: apply("mul", 2 / math.sqrt(math.pi), apply("exp", apply("neg", apply("square", x)))),
+    numpy="rt.erf({0})",
 )  # fmt: skip

@@ -1,7 +1,7 @@
 """Pictures of expression graphs: Graphviz DOT text, rendered to SVG/PNG when ``dot`` is installed.
 
-The stop_gradient cut is drawn as a dashed red edge: the value flows through it,
-derivatives do not.
+The cut made by stop_gradient (and by every op with a zero derivative) is drawn as a
+dashed red edge: the value flows through it, derivatives do not.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import subprocess
 from pathlib import Path
 
 from symgrad.core.graph import Const, Node, Var, topo_order
-from symgrad.core.registry import lookup
-from symgrad.explain.intermediates import _const_label
+from symgrad.core.registry import NONDIFF, lookup
+from symgrad.explain.intermediates import const_label
 
 
 def _nodes(items) -> list[Node]:
@@ -30,14 +30,14 @@ def graph_dot(*tensors, labels: list[str] | None = None) -> str:
         if isinstance(node, Var):
             attrs = f'label="{node.display_name}\\n{node.shape}", shape=ellipse, style=filled, fillcolor="#dbe9f6"'
         elif isinstance(node, Const):
-            attrs = f'label="{_const_label(node)}", shape=plaintext'
-        elif node.op == "stop_gradient":
-            attrs = 'label="stop_gradient", color=red, fontcolor=red'
+            attrs = f'label="{const_label(node)}", shape=plaintext'
+        elif lookup(node.op).kind == NONDIFF:  # stop_gradient, sign, comparisons
+            attrs = f'label="{lookup(node.op).display}", color=red, fontcolor=red'
         else:
             attrs = f'label="{lookup(node.op).display}\\n{node.shape}"'
         lines.append(f"  {ids[node]} [{attrs}];")
         for arg in node.args:
-            cut = ' [style=dashed, color=red, label="no gradient"]' if node.op == "stop_gradient" else ""
+            cut = ' [style=dashed, color=red, label="no gradient"]' if lookup(node.op).kind == NONDIFF else ""
             lines.append(f"  {ids[arg]} -> {ids[node]}{cut};")
     for k, (root, label) in enumerate(zip(roots, labels)):
         lines.append(f'  out{k} [label="{label}", shape=doubleoctagon];')

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -40,6 +41,23 @@ def _sens_list(sens, outputs: list[Tensor], is_tuple: bool, who: str) -> list[Te
     return parts
 
 
+class Reverse(NamedTuple):
+    """What :func:`reverse` returns."""
+
+    outputs: list[Tensor]  # the traced call's outputs
+    is_tuple: bool  # whether the call returned a tuple
+    input_grads: list[Tensor]  # one per requested position
+    weight_grads: list[Tensor]  # one per weight
+
+
+class Forward(NamedTuple):
+    """What :func:`forward` returns."""
+
+    outputs: list[Tensor]
+    tangents: list[Tensor]  # one per output
+    is_tuple: bool
+
+
 def _ones(node: Node) -> Node:
     return full(node.shape, 1, node.dtype or np.float32)
 
@@ -56,11 +74,10 @@ def reverse(
     sens=None,
     has_aux: bool = False,
     who: str = "grad",
-):
+) -> Reverse:
     """Trace ``fn(*args)`` and differentiate the (sens-weighted) sum of its outputs.
 
-    Returns ``(outputs, is_tuple, input_grads, weight_grads)``. ``has_aux`` keeps only
-    the first output differentiable.
+    ``has_aux`` keeps only the first output differentiable.
     """
     trace = Trace()
     leaves = trace_inputs(fn, args, trace)
@@ -96,10 +113,10 @@ def reverse(
             results=grads, finished=[t._node for t in tensors[n_out:]], env=tensors[0]._env,
         )
     )  # fmt: skip
-    return tensors[:n_out], is_tuple, tensors[n_out : n_out + n_in], tensors[n_out + n_in :]
+    return Reverse(tensors[:n_out], is_tuple, tensors[n_out : n_out + n_in], tensors[n_out + n_in :])
 
 
-def forward(fn: Callable, inputs: Sequence[Tensor], tangents: Sequence[Tensor], who: str = "jvp"):
+def forward(fn: Callable, inputs: Sequence[Tensor], tangents: Sequence[Tensor], who: str = "jvp") -> Forward:
     """Trace ``fn(*inputs)`` and push ``tangents`` through it (forward mode)."""
     if len(tangents) != len(inputs):
         raise GradError(f"{who}: got {len(tangents)} tangent(s) for {len(inputs)} input(s)")
@@ -125,4 +142,4 @@ def forward(fn: Callable, inputs: Sequence[Tensor], tangents: Sequence[Tensor], 
             finished=[t._node for t in tensors[len(nodes) :]], env=tensors[0]._env,
         )
     )  # fmt: skip
-    return tensors[: len(nodes)], tensors[len(nodes) :], is_tuple
+    return Forward(tensors[: len(nodes)], tensors[len(nodes) :], is_tuple)

@@ -1,0 +1,1 @@
+"""Differentiation: tracing, the forward and reverse sweeps, and the transforms built on them (see README.md)."""

@@ -1,0 +1,158 @@
+"""The op table is the only place an op is named: every record is complete and reachable.
+
+Like sympy2jax's checks of its lookup table: each op has its rule, its spellings for
+every backend (or lowering by pattern), its public names, and the maps derived from
+the table (the ``derive`` parser's functions, the C backend's SIMD math) agree with it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import sympy
+
+import lowering
+import symgrad
+from lowering.mindspore_runtime import MindsporeRuntime
+from lowering.native import VECTOR_MATH
+from lowering.runtime import ArrayRuntime
+from lowering.torch_runtime import TorchRuntime
+from symgrad import Tensor, extend, ops
+from symgrad.core.graph import Var
+from symgrad.core.registry import CUSTOM, ELEMENTWISE, LINEAR, MAP, NONDIFF, OPS
+from symgrad.explain.derive import HEADS, to_graph
+from symgrad.ops.primitives import Primitive
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_every_op_has_its_rule(name):
+    op = OPS[name]
+    if op.kind == ELEMENTWISE:
+        assert len(op.partials) == op.arity
+    elif op.kind == LINEAR:
+        assert op.transpose is not None
+    elif op.kind == CUSTOM:
+        assert op.jvp is not None and op.vjp is not None
+    else:
+        assert op.kind == NONDIFF and not op.partials
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_every_op_has_a_spelling_for_every_backend(name):
+    """NumPy (also CuPy and PyTorch) and MindSpore spell every op; C spells the MAP ops.
+
+    Ops of other patterns (contraction, reduction, gather) are lowered to C by pattern.
+    The helpers a spelling calls must exist in the runtimes that run it.
+    """
+    op = OPS[name]
+    numpy_form, mindspore_form = op.spelling("numpy"), op.spelling("mindspore")
+    if op.pattern == MAP:
+        assert op.spelling("c")
+    for helper in re.findall(r"rt\.(\w+)\(", numpy_form):
+        assert hasattr(ArrayRuntime, helper) and hasattr(TorchRuntime, helper), helper
+    for helper in re.findall(r"rt\.(\w+)\(", mindspore_form):
+        assert hasattr(MindsporeRuntime, helper), helper
+    for function in re.findall(r"\bnp\.(\w+)\(", numpy_form):
+        assert hasattr(np, function), function
+
+
+def _public_objects(op):
+    return (
+        [getattr(ops, n) for n in op.api.classes]
+        + [getattr(ops, n) for n in op.api.functions]
+        + [getattr(Tensor, n) for n in op.api.operators + op.api.reflected]
+    )
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_every_op_is_reachable_from_the_public_api(name):
+    op = OPS[name]
+    if op.api.internal:
+        assert not _public_objects(op), f"{name} is marked internal but has public names"
+        return
+    assert _public_objects(op), f"{name} has no public name and is not marked internal"
+    for cls in op.api.classes:
+        assert issubclass(getattr(ops, cls), Primitive) and cls in ops.__all__
+    for fn in op.api.functions:
+        assert fn in ops.__all__
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, op in OPS.items() if op.api.generated and not op.api.internal)
+)
+def test_generated_front_ends_build_the_op(name):
+    """Each generated function, class and operator builds a node of its own op."""
+    op = OPS[name]
+    x = symgrad.placeholder("x", (2,))
+    args = [x, symgrad.placeholder("y", (2,))][: op.arity]
+    for fn in [getattr(ops, n) for n in op.api.functions] + [getattr(ops, n)() for n in op.api.classes]:
+        assert fn(*args)._node.op == name
+    for dunder in op.api.operators:
+        assert getattr(x, dunder)(*args[1:])._node.op == name
+    for dunder in op.api.reflected:
+        assert getattr(x, dunder)(2.0)._node.op == name
+
+
+def test_the_ops_namespace_lists_exactly_what_it_has():
+    assert sorted(set(ops.__all__)) == ops.__all__
+    for name in ops.__all__:
+        assert getattr(ops, name) is not None
+    with pytest.raises(AttributeError, match="symgrad.ops has no op 'nosuchop'"):
+        ops.nosuchop  # noqa: B018
+
+
+def test_derive_reads_function_names_off_the_table_one_to_one():
+    assert len(set(HEADS.values())) == len(HEADS)
+    for head in (sympy.sin, sympy.tanh, sympy.erf, sympy.Add, sympy.Max, sympy.Abs):
+        assert head in HEADS
+    for head, name in HEADS.items():
+        symbols = sympy.symbols(f"a0:{OPS[name].arity}")
+        variables = {s: Var(s.name, (), np.float64) for s in symbols}
+        assert to_graph(head(*symbols, evaluate=False), variables).op == name
+
+
+def test_simd_math_comes_from_the_records():
+    assert {op.simd for op in OPS.values() if op.simd} == set(VECTOR_MATH)
+    for op in OPS.values():
+        if op.simd:
+            assert f"{op.simd}(" in op.spelling("c")
+
+
+def test_kink_conventions_live_on_the_records():
+    kinked = {n for n, op in OPS.items() if op.kink}
+    assert {"relu", "abs", "maximum", "minimum"} <= kinked
+    report = symgrad.verify(ops.relu, Tensor(np.array([0.0, 1.0])))
+    assert report.ok and "ReLU'(0) = 0" in str(report)
+
+
+@pytest.fixture
+def cube():
+    """An op added through the extension API, removed again afterwards."""
+    op = extend.elementwise(
+        "cube", "Cube", lambda x: x**3,
+        (lambda x, ans: extend.apply("mul", 3, extend.apply("square", x)),),
+        numpy="np.power({0}, 3)", c="({0} * {0} * {0})", mindspore="ops.pow({0}, 3)",
+    )  # fmt: skip
+    yield op
+    del OPS["cube"]
+    for name in ("cube", "Cube"):
+        delattr(ops, name)
+    ops.__all__.remove("cube")
+    ops.__all__.remove("Cube")
+
+
+def test_an_op_added_through_extend_works_everywhere(cube):
+    x = Tensor(np.array([0.5, 2.0]))
+    np.testing.assert_allclose(ops.Cube()(x).asnumpy(), [0.125, 8.0])
+    d2 = ops.grad(ops.grad(ops.cube))
+    np.testing.assert_allclose(d2(x).asnumpy(), [3.0, 12.0])
+    p = symgrad.placeholder("p")
+    slope = ops.grad(ops.cube)(p).expr
+    (symbol,) = slope.free_symbols
+    assert symbol.name == "p" and sympy.simplify(slope - 3 * symbol**2) == 0
+    for backend in ("numpy", "c"):
+        if backend in lowering.available_backends():
+            (value,) = symgrad.kernel([ops.grad(ops.cube)(p)], [p], backend=backend)(np.array([2.0]))
+            np.testing.assert_allclose(value, [12.0])
