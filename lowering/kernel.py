@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from collections.abc import Sequence
@@ -65,10 +66,11 @@ class Kernel:
             for name, var, a in zip(self.arg_names, self._args, arrays)
         ]
         batch = self._batch_shape(values)
-        if backend.chunked and self.chunk and math.prod(batch) > self.chunk:
-            out = self._chunked(values, batch)
-        else:
-            out = self._fn(*values, self._program.consts, batch)
+        with self._warnings_named():
+            if backend.chunked and self.chunk and math.prod(batch) > self.chunk:
+                out = self._chunked(values, batch)
+            else:
+                out = self._fn(*values, self._program.consts, batch)
         like = next((v for v in values if backend.is_float(v)), None)
         results = []
         count = math.prod(batch)
@@ -82,6 +84,23 @@ class Kernel:
                 value = backend.broadcast_copy(value, full)
             results.append(value)
         return tuple(results)
+
+    @contextlib.contextmanager
+    def _warnings_named(self):
+        """Warnings raised inside the generated program name the op and the formula they come from."""
+        lines = self._program.lines
+        if not lines:
+            yield
+            return
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        for w in caught:
+            if w.filename.startswith("<symgrad") and w.lineno in lines:
+                text = f"{w.message} in {lines[w.lineno]} (line {w.lineno} of the kernel's source)"
+                warnings.warn(text, w.category, stacklevel=4)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
     def _chunked(self, values, batch: tuple) -> list:
         """Run over ``self.chunk`` points at a time, so memory is bounded by the chunk size.

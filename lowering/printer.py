@@ -9,7 +9,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -29,6 +29,7 @@ class Program:
     arg_names: list[str]
     consts: list
     op_count: int
+    lines: dict[int, str] = field(default_factory=dict)  # source line -> the op it computes, for messages
 
 
 def _identifier(name: str, taken: set[str]) -> str:
@@ -75,6 +76,7 @@ class NumpyPrinter:
         arg_names = argument_names(args)
         code: dict[Node, str] = dict(zip(args, arg_names))
         body: list[tuple[str, str, list[str]]] = []  # (name, expression, names it reads)
+        described: dict[str, str] = {}
         consts: list = []
         op_count = 0
         for node in topo_order(needed):
@@ -97,6 +99,8 @@ class NumpyPrinter:
             code[node] = f"t{op_count}"
             op_count += 1
             body.append((code[node], self.node(node, code), [code[a] for a in node.args]))
+            op = lookup(node.op)
+            described[code[node]] = f"{op.display}: {code[node]} = {op.describe(node, [code[a] for a in node.args])}"
         returned = []
         for k, out in enumerate(outputs):
             if k in plans:
@@ -112,7 +116,12 @@ class NumpyPrinter:
         source = "\n".join(
             [header] + [f"    {line}" for line in lines] + [f"    return ({', '.join(returned)},)"]
         )
-        return Program(source + "\n", arg_names, consts, op_count)
+        where = {
+            number: described[line.split(" = ", 1)[0]]
+            for number, line in enumerate(lines, start=2)
+            if line.split(" = ", 1)[0] in described
+        }
+        return Program(source + "\n", arg_names, consts, op_count, where)
 
     def node(self, node: Node, code: dict[Node, str]) -> str:
         """The expression computing ``node`` from its arguments' names."""

@@ -1,13 +1,17 @@
 """The ``symgrad`` command: ``tour``, ``derive``, ``explain`` and ``verify``.
 
-Errors are one line on stderr with exit status 2.
+Errors are one line on stderr with exit status 2. A script that raises under ``explain``
+or ``verify`` shows its own traceback (from the script's frame on) and exits with 1.
+Output piped into a program that stops reading (``symgrad tour | head``) ends quietly.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import runpy
 import sys
+import traceback
 from pathlib import Path
 
 from symgrad.tour.runner import SECTIONS, run_tour
@@ -15,6 +19,10 @@ from symgrad.tour.runner import SECTIONS, run_tour
 
 class UsageError(Exception):
     """A problem the user can fix; printed as one line."""
+
+
+class ScriptError(Exception):
+    """The user's script raised; its traceback has been printed."""
 
 
 def _script(path: str) -> Path:
@@ -47,8 +55,8 @@ def _derive(args) -> int:
         rows = derive(args.formula, args.wrt, args.order, at or None)
     except DeriveError as exc:
         raise UsageError(str(exc)) from None
-    for label, expr, value in rows:
-        print(f"{label} = {expr}" + (f" = {value:.12g}" if value is not None else ""))
+    for row in rows:
+        print(row.latex() if args.latex else row)
     return 0
 
 
@@ -56,21 +64,30 @@ def _run_collecting(path: str, collector) -> list:
     """Run a user's script inside ``collector`` (a context yielding a list); return what it gathered."""
     script = _script(path)
     with collector as gathered:
-        runpy.run_path(str(script), run_name="__main__")
+        try:
+            runpy.run_path(str(script), run_name="__main__")
+        except Exception as exc:  # the user's error: show it as Python would, without our frames
+            tb = exc.__traceback__
+            while tb is not None and Path(tb.tb_frame.f_code.co_filename).resolve() != script.resolve():
+                tb = tb.tb_next
+            traceback.print_exception(type(exc), exc, tb or exc.__traceback__, file=sys.stderr)
+            raise ScriptError(f"{path} raised {type(exc).__name__} (traceback above)") from None
     return gathered
 
 
 def _explain(args) -> int:
     from symgrad.autodiff.recording import recording
     from symgrad.explain.build import explain_episodes
+    from symgrad.explain.derivation import latex_document
 
     episodes = _run_collecting(args.script, recording())
     if not episodes:
         raise UsageError(f"{args.script} differentiated nothing")
     explanation = explain_episodes(episodes, args.lang)
-    print(
-        explanation.latex() if args.latex else explanation.markdown() if args.markdown else explanation.text()
-    )
+    if args.latex:
+        print(latex_document(explanation.latex()), end="")
+    else:
+        print(explanation.markdown() if args.markdown else explanation.text())
     return 0
 
 
@@ -106,6 +123,7 @@ def parser() -> argparse.ArgumentParser:
     derive.add_argument("--wrt", nargs="+", required=True, help="variables to differentiate by")
     derive.add_argument("--order", type=int, default=1, help="highest order (all mixed partials)")
     derive.add_argument("--at", nargs="+", metavar="NAME=VALUE", help="also evaluate at this point")
+    derive.add_argument("--latex", action="store_true", help="print LaTeX")
     explain = sub.add_parser("explain", help="explain every derivative a script computes")
     explain.add_argument("script")
     _formats(explain)
@@ -122,6 +140,13 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"symgrad {args.command}: {exc}", file=sys.stderr)
         return 2
+    except ScriptError as exc:
+        print(f"symgrad {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # the reader (head, less) stopped: end quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's flush at exit must not fail again
+        return 0
 
 
 if __name__ == "__main__":

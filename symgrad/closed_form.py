@@ -14,9 +14,9 @@ import numpy as np
 import sympy
 
 from symgrad.core.graph import Const, Node, Var, count_ops, topo_order
-from symgrad.core.registry import ELEMENTWISE, NONDIFF, lookup
+from symgrad.core.registry import CONTRACTION, ELEMENTWISE, MAP, NONDIFF, REDUCTION, lookup
 
-DEFAULT_MAX_OPS = 4000
+DEFAULT_MAX_OPS = 20000  # operations in the flattened formula
 
 
 def number(value) -> sympy.Expr:
@@ -40,14 +40,29 @@ def symbol_names(name: str, shape: tuple, plain_if_single: bool) -> list[str]:
 
 
 def variable_symbols(variables: Sequence[Var]) -> dict[Var, np.ndarray]:
-    """Object arrays of real symbols for each variable; repeated names get primes."""
+    """Object arrays of real symbols for each variable, every symbol name used once.
+
+    Two variables with the same name get primes (``x``, ``x'``). A name another
+    variable's elements already use (a scalar ``x1`` beside ``x`` of shape (2,), whose
+    elements are ``x1, x2``) gets a numbered suffix: ``x1_1``.
+    """
     used: dict[str, int] = {}
-    table = {}
+    bases = {}
     for var in variables:
-        name = var.display_name
-        primes = used.get(name, 0)
-        used[name] = primes + 1
-        names = symbol_names(name + "'" * primes, var.shape, var.param is not None)
+        primes = used.get(var.display_name, 0)
+        used[var.display_name] = primes + 1
+        bases[var] = var.display_name + "'" * primes
+    taken: set[str] = set()
+    table = {}
+    plain = [v for v in variables if len(symbol_names("v", v.shape, v.param is not None)) == 1]
+    for var in [v for v in variables if v not in plain] + plain:  # element names (x1, x2) come first
+        base = bases[var]
+        names = symbol_names(base, var.shape, var.param is not None)
+        suffix = 0
+        while taken.intersection(names):
+            suffix += 1
+            names = symbol_names(f"{base}_{suffix}", var.shape, var.param is not None)
+        taken.update(names)
         arr = np.empty(len(names), dtype=object)
         arr[:] = [sympy.Symbol(n, real=True) for n in names]
         table[var] = arr.reshape(var.shape)
@@ -108,18 +123,46 @@ def as_sympy(array: np.ndarray):
     return sympy.ImmutableDenseNDimArray(array.ravel().tolist(), array.shape)
 
 
+def expanded_size(nodes: Sequence[Node]) -> float:
+    """About how many operations the flattened formulas of ``nodes`` hold (shared parts counted
+    each time they are used), computed over the shared graph without flattening it."""
+    per_element: dict[Node, float] = {}
+    for node in topo_order(nodes):
+        if not node.args:
+            per_element[node] = 1.0
+            continue
+        args = [per_element[a] for a in node.args]
+        pattern = lookup(node.op).pattern
+        if pattern == MAP:
+            size = 1.0 + sum(args)
+        elif pattern == CONTRACTION:  # k products and k - 1 sums per element; k² = |a| |b| / |out|
+            a, b = node.args
+            k = math.isqrt(math.prod(a.shape) * math.prod(b.shape) // max(math.prod(node.shape), 1))
+            size = k * (sum(args) + 2.0)
+        elif pattern == REDUCTION:
+            count = math.prod(node.args[0].shape) / max(math.prod(node.shape), 1)
+            size = count * (args[0] + 1.0)
+        else:  # GATHER: each element is one element of an argument
+            size = max(args)
+        per_element[node] = size
+    return sum(per_element[n] * max(math.prod(n.shape), 1) for n in nodes)
+
+
 def closed_form(tensor, max_ops: int | None = DEFAULT_MAX_OPS):
     """The SymPy formula of ``tensor`` in terms of its named inputs and parameters.
 
-    Flattening a big graph is exponential-looking work, so graphs of more than
-    ``max_ops`` operations are refused unless ``max_ops=None`` is passed.
+    Flattening repeats every shared intermediate wherever it is used, so a formula
+    estimated at more than ``max_ops`` operations (see :func:`expanded_size`) is
+    refused, with the numbers, unless ``max_ops=None`` is passed.
     """
     node = tensor._node
     if max_ops is not None:
-        ops = count_ops([node])
-        if ops > max_ops:
+        size = expanded_size([node])
+        if size > max_ops:
             raise ValueError(
-                f"closed_form: this graph has {ops} operations (limit {max_ops}); flattening "
-                "it would be slow and unreadable. Pass max_ops=None to flatten anyway."
+                f"closed_form: the flattened formula would hold about {size:.3g} operations (limit "
+                f"{max_ops}) although the shared graph has only {count_ops([node])}; it would be slow to "
+                "build and unreadable. symgrad.explain(...) shows it as named intermediates; pass "
+                "max_ops=None to flatten anyway."
             )
     return as_sympy(to_sympy([node])[0])

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, settings
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 GUIDE = SHARED / "seeds" / "000_b6042d210900a91b.txt"
-PINN_REFERENCE = SHARED / "data" / "pinn_reference_H32_N1000.npz"
+PINN_REFERENCE = ROOT / "tests" / "data" / "pinn_reference_H32_N1000.npz"
 
 settings.register_profile(
     "symgrad", deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import symgrad
 from symgrad.core.graph import count_ops
@@ -27,7 +26,6 @@ def test_graph_size_does_not_depend_on_width():
     assert derived_ops([2, 4, 4, 1]) == derived_ops([2, 64, 64, 1])
 
 
-@pytest.mark.skipif(not PINN_REFERENCE.exists(), reason=f"reference data not found at {PINN_REFERENCE}")
 def test_burgers_terms_and_loss_gradient_match_the_reference():
     ref = np.load(PINN_REFERENCE)
     net = PointMLP(list(ref["layer_sizes"]))

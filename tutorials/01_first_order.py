@@ -16,6 +16,7 @@ import numpy as np
 import symgrad
 from symgrad import Parameter, ParameterTuple, Tensor, nn, ops
 from symgrad import dtype as mstype
+from symgrad.explain import show
 
 
 class Net(nn.Cell):
@@ -36,7 +37,7 @@ y = Tensor([[0.11, 3.3, 1.1], [1.1, 0.2, 1.4], [1.1, 2.2, 0.3]], dtype=mstype.fl
 
 # %%
 grad_x = ops.GradOperation()(Net())
-print(symgrad.explain(grad_x, x, y))
+show(symgrad.explain(grad_x, x, y))
 dx = grad_x(x, y)
 assert np.allclose(dx.asnumpy(), [[4.51, 2.7, 3.6], [4.51, 2.7, 3.6]], rtol=1e-6)
 
@@ -54,6 +55,6 @@ assert np.allclose(dy_all.asnumpy(), x.asnumpy().sum(axis=0)[:, None] * np.ones(
 # %%
 net = Net()
 grad_w = ops.GradOperation(get_by_list=True)(net, ParameterTuple(net.trainable_params()))
-print(symgrad.explain(grad_w, x, y, lang="zh"))
+show(symgrad.explain(grad_w, x, y, lang="zh"))
 (dz,) = grad_w(x, y)
 assert np.allclose(dz.asnumpy(), [21.536], rtol=1e-6)

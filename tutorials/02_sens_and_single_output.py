@@ -14,6 +14,7 @@ import numpy as np
 import symgrad
 from symgrad import Parameter, Tensor, nn, ops
 from symgrad import dtype as mstype
+from symgrad.explain import show
 
 
 class Net(nn.Cell):
@@ -33,7 +34,7 @@ sens = Tensor([[0.1, 0.6, 0.2], [0.8, 1.3, 1.1]], dtype=mstype.float32)
 
 # %%
 weighted = ops.GradOperation(sens_param=True)(Net())
-print(symgrad.explain(weighted, x, y, sens))
+show(symgrad.explain(weighted, x, y, sens))
 assert np.allclose(weighted(x, y, sens).asnumpy(), [[2.211, 0.51, 1.49], [5.588, 2.68, 4.07]], rtol=1e-5)
 
 # %% [markdown]

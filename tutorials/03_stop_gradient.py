@@ -13,6 +13,7 @@ import numpy as np
 import symgrad
 from symgrad import Tensor, ops
 from symgrad import dtype as mstype
+from symgrad.explain import show
 
 x = Tensor([[0.8, 0.6, 0.2], [1.8, 1.3, 1.1]], dtype=mstype.float32)
 y = Tensor([[0.11, 3.3, 1.1], [1.1, 0.2, 1.4], [1.1, 2.2, 0.3]], dtype=mstype.float32)
@@ -27,7 +28,7 @@ def without_stop(x, y):
 
 
 # %%
-print(symgrad.explain(ops.grad(with_stop), x, y))
+show(symgrad.explain(ops.grad(with_stop), x, y))
 stopped = ops.grad(with_stop)(x, y).asnumpy()
 doubled = ops.grad(without_stop)(x, y).asnumpy()
 print(stopped, doubled, sep="\n")

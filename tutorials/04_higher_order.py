@@ -14,6 +14,7 @@ import numpy as np
 
 import symgrad
 from symgrad import Tensor, nn, ops
+from symgrad.explain import show
 
 
 class Grad(nn.Cell):
@@ -28,7 +29,7 @@ class Grad(nn.Cell):
 
 # %%
 second_sin = Grad(Grad(ops.Sin()))
-print(symgrad.explain(second_sin, Tensor(np.array([1.0], np.float32))))
+show(symgrad.explain(second_sin, Tensor(np.array([1.0], np.float32))))
 assert np.allclose(second_sin(Tensor(np.array([1.0], np.float32))).asnumpy(), [-np.sin(1.0)], rtol=1e-6)
 
 # %%
@@ -49,7 +50,7 @@ first = Grad(x2y, get_all=True)
 one, zero = Tensor(np.array([1.0], np.float32)), Tensor(np.array([0.0], np.float32))
 second = ops.GradOperation(get_all=True, sens_param=True)(first)
 x, y = Tensor(np.array([4.0], np.float32)), Tensor(np.array([5.0], np.float32))
-print(symgrad.explain(lambda x, y: second(x, y, (one, zero)), x, y, lang="zh"))
+show(symgrad.explain(lambda x, y: second(x, y, (one, zero)), x, y, lang="zh"))
 dxdx, dxdy = second(x, y, (one, zero))
 dydx, dydy = second(x, y, (zero, one))
 assert [float(t.asnumpy()[0]) for t in (dxdx, dxdy, dydx, dydy)] == [10.0, 8.0, 8.0, 0.0]

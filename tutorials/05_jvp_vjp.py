@@ -14,6 +14,7 @@ import numpy as np
 import symgrad
 from symgrad import Tensor, nn, ops
 from symgrad import dtype as mstype
+from symgrad.explain import show
 
 
 class Net(nn.Cell):
@@ -27,13 +28,13 @@ v = Tensor([1, 1, 1], dtype=mstype.float32)
 
 # %%
 jvp = nn.Jvp(Net())
-print(symgrad.explain(jvp, x, y, (v, v)))
+show(symgrad.explain(jvp, x, y, (v, v)))
 out, jv = jvp(x, y, (v, v))
 assert np.allclose(jv.asnumpy(), np.cos(x.asnumpy()) - np.sin(y.asnumpy()), rtol=1e-6)
 
 # %%
 vjp = nn.Vjp(Net())
-print(symgrad.explain(vjp, x, y, v, lang="zh"))
+show(symgrad.explain(vjp, x, y, v, lang="zh"))
 out, (gx, gy) = vjp(x, y, v)
 assert np.allclose(gx.asnumpy(), np.cos(x.asnumpy()), rtol=1e-6)
 assert np.allclose(gy.asnumpy(), -np.sin(y.asnumpy()), rtol=1e-6)

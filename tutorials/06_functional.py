@@ -13,6 +13,7 @@ import numpy as np
 
 import symgrad
 from symgrad import Tensor
+from symgrad.explain import show
 from symgrad.ops import grad, jvp, vjp
 
 x = Tensor(np.array([[1, 2], [3, 4]], np.float32))
@@ -25,7 +26,7 @@ def product(x, y, z):
 
 
 # %%
-print(symgrad.explain(grad(product, grad_position=(1, 2)), x, y, z))
+show(symgrad.explain(grad(product, grad_position=(1, 2)), x, y, z))
 gy, gz = grad(product, grad_position=(1, 2))(x, y, z)
 assert np.allclose(gy.asnumpy(), x.asnumpy() * z.asnumpy()) and np.allclose(
     gz.asnumpy(), x.asnumpy() * y.asnumpy()
@@ -50,5 +51,5 @@ def cube(x, y):
 ones = Tensor(np.ones((2, 2), np.float32))
 value, tangent = jvp(cube, (x, x), (ones, ones))
 value, (cx, cy) = vjp(cube, (x, x), ones)
-print(symgrad.explain(lambda a, b: vjp(cube, (a, b), ones), x, x, lang="zh"))
+show(symgrad.explain(lambda a, b: vjp(cube, (a, b), ones), x, x, lang="zh"))
 assert np.allclose(tangent.asnumpy(), [[4, 13], [28, 49]]) and np.allclose(cx.asnumpy(), [[3, 12], [27, 48]])

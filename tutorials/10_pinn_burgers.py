@@ -18,6 +18,7 @@ import numpy as np
 
 import symgrad
 from symgrad import ops
+from symgrad.explain import show
 from symgrad.models import PointMLP
 from symgrad.pinn import Adam, ResidualLoss, plot_solution, train
 
@@ -45,7 +46,7 @@ terms_def = [
     ResidualLoss(u, ("x", "t"), net.params),
 ]
 # u_x, layer by layer (the network is too large for one flat formula)
-print(symgrad.explain(u_x, symgrad.Tensor(np.array(0.1)), symgrad.Tensor(np.array(0.2))))
+show(symgrad.explain(u_x, symgrad.Tensor(np.array(0.1)), symgrad.Tensor(np.array(0.2))))
 
 # %%
 rng = np.random.default_rng(0)

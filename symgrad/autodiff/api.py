@@ -62,7 +62,10 @@ class GradOperation:
             if not args:
                 raise GradError("GradOperation: the network was called with no inputs")
             # get_all differentiates every Tensor input; other arguments pass through
-            positions = [p for p, a in enumerate(args) if isinstance(a, Tensor)] if self.get_all else [0]
+            if self.get_all:
+                positions = [p for p, a in enumerate(args) if isinstance(a, Tensor)]
+            else:  # the first input, unless only the weights were asked for
+                positions = [] if self.get_by_list else [0]
             result = reverse(fn, args, positions, params, sens, who="GradOperation")
             gin, gw = result.input_grads, result.weight_grads
             if self.get_all and self.get_by_list:

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
 import sympy
 
 from symgrad.autodiff.recording import Episode, recording
-from symgrad.closed_form import as_sympy, to_sympy, variable_symbols
+from symgrad.closed_form import as_sympy, expanded_size, to_sympy, variable_symbols
 from symgrad.core.graph import Node, Var, count_ops, topo_order
-from symgrad.core.registry import CONTRACTION, REDUCTION, lookup
+from symgrad.core.registry import lookup
 from symgrad.evaluate import evaluate
 from symgrad.explain.derivation import Derivation, Entry, Explanation, Step
 from symgrad.explain.i18n import phrase
 from symgrad.explain.intermediates import intermediates
 
-MAX_FLAT_COST = 400  # scalar operations; larger graphs are shown as named intermediates
+MAX_FLAT_SIZE = 600  # operations of the flattened formulas; larger ones are shown as named intermediates
 MAX_SUM_TERMS = 200
 
 
@@ -45,23 +44,6 @@ def explain_episodes(episodes: list[Episode], lang: str = "en") -> Explanation:
     return Explanation([_derivation(e, episodes, lang) for e in episodes if e.depth == 0])
 
 
-def scalar_cost(nodes: list[Node]) -> int:
-    """Roughly how many scalar operations the flattened formulas of ``nodes`` contain."""
-    cost = 0
-    for node in topo_order(nodes):
-        if not node.args:
-            continue
-        size = math.prod(node.shape)
-        pattern = lookup(node.op).pattern
-        if pattern == CONTRACTION:  # (m, k) @ (k, n): k products per element; k² = |a| |b| / |out|
-            a, b = node.args
-            size *= math.isqrt(math.prod(a.shape) * math.prod(b.shape) // max(size, 1))
-        elif pattern == REDUCTION:
-            size = math.prod(node.args[0].shape)
-        cost += size
-    return cost
-
-
 def _producers(episode: Episode, episodes: list[Episode]) -> dict[Node, tuple[Episode, int]]:
     """Outputs of ``episode`` that are results of an inner differentiation."""
     found = {}
@@ -82,7 +64,7 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
     seeds = e.seeds or []
     stops = [n for n in topo_order(e.outputs) if n.args and lookup(n.op).passes_value]
     shown = list(e.outputs) + list(seeds) + list(e.results) + [s.args[0] for s in stops]
-    flat = scalar_cost(e.outputs + e.results) <= MAX_FLAT_COST
+    flat = expanded_size(e.outputs + e.results) <= MAX_FLAT_SIZE
     exprs: dict[Node, object] = {}  # SymPy objects to show
     raw: dict[Node, np.ndarray] = {}  # the same as object arrays, to compute with
     if flat:
@@ -102,6 +84,12 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
         d.steps.append(Step(phrase("local", lang), [
             Entry(name, name, f"{text}   {shape}") for name, text, shape in intermediates(e.results, names)
         ]))  # fmt: skip
+        if e.kind == "grad":
+            total = " + ".join(("s·" if seeds else "") + t for t, _ in out_names)
+            d.steps.append(Step(phrase("which", lang), [
+                Entry(f"d(Σ {total})/d{name}", rf"\frac{{\mathrm{{d}}}}{{\mathrm{{d}}{name}}}", names[r])
+                for name, r in zip(e.wrt_names, e.results)
+            ]))  # fmt: skip
         d.steps.append(Step(phrase("sizes", lang), [
             Entry("output", r"\mathrm{output}", phrase("ops", lang, n=count_ops(e.outputs))),
             Entry("derivative", r"\mathrm{derivative}", phrase("ops", lang, n=count_ops(e.results))),

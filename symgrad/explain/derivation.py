@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import re
+import sys
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,13 +37,53 @@ def _text(value) -> str:
     return str(value)
 
 
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "%": r"\%", "&": r"\&",
+    "#": r"\#", "$": r"\$", "^": r"\^{}", "~": r"\~{}",
+    "Σ": r"$\Sigma$", "·": r"$\cdot$", "ᵀ": r"$^{T}$", "@": r"$@$",
+}  # fmt: skip
+
+
+def latex_text(text: str) -> str:
+    """``text`` as LaTeX text mode: special characters escaped, math symbols in math mode."""
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: wide (CJK) characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def _latex(value) -> str:
     if isinstance(value, np.ndarray):
         numbers = np.vectorize(lambda v: sympy.Float(float(v), 8), otypes=[object])(value)
-        return sympy.latex(numbers[()] if numbers.ndim == 0 else sympy.Array(numbers.tolist()))
+        value = numbers[()] if numbers.ndim == 0 else sympy.Array(numbers.tolist())
+    if isinstance(value, sympy.NDimArray) and value.rank() == 2:
+        value = sympy.ImmutableMatrix(value.tolist())  # SymPy prints a one-row rank-2 Array as a broken array env
     if isinstance(value, sympy.Basic | sympy.NDimArray):
         return sympy.latex(value)
-    return r"\text{" + str(value) + "}"
+    return r"\text{" + latex_text(value) + "}"
+
+
+def _has_wide(text: str) -> bool:
+    return display_width(text) != len(text)
+
+
+CJK_NOTE = "% Chinese text: compile with XeLaTeX and \\usepackage{xeCJK} (or ctex)"
+
+
+def latex_document(body: str) -> str:
+    """A complete LaTeX document around ``body``: pdflatex for English; XeLaTeX with xeCJK
+    when the body holds Chinese (the first line says so)."""
+    chinese = _has_wide(body)
+    preamble = [CJK_NOTE] if chinese else ["% compile with pdflatex (or xelatex)"]
+    preamble += ["\\documentclass{article}", "\\usepackage{amsmath}", "\\setcounter{MaxMatrixCols}{1000}"]
+    preamble.append("\\usepackage[margin=1.5cm]{geometry}")
+    if chinese:
+        preamble.append("\\usepackage{xeCJK}")
+    else:
+        preamble.append("\\usepackage[utf8]{inputenc}")
+    return "\n".join([*preamble, "\\begin{document}", body, "\\end{document}"]) + "\n"
 
 
 @dataclass
@@ -51,7 +94,7 @@ class Derivation:
     steps: list[Step] = field(default_factory=list)
 
     def text(self) -> str:
-        lines = [self.title, "=" * len(self.title)]
+        lines = [self.title, "=" * display_width(self.title)]
         for step in self.steps:
             lines.append(step.title)
             for e in step.entries:
@@ -60,13 +103,17 @@ class Derivation:
         return "\n".join(lines)
 
     def latex(self) -> str:
-        """LaTeX: an ``align*`` environment per step (math only; titles as \\text)."""
+        """LaTeX: an ``align*`` environment per step (amsmath; titles as \\text).
+
+        Non-LaTeX lines are comments; Chinese text needs XeLaTeX with xeCJK (a comment says so).
+        """
         parts = []
         for step in self.steps:
-            rows = [rf"&\text{{{step.title}}}"]
+            rows = [rf"&\text{{{latex_text(step.title)}}}"]
             rows += [rf"{e.lhs_latex} &= {_latex(e.rhs)}" for e in step.entries]
             parts.append("\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}")
-        return f"% {self.title}\n" + "\n".join(parts)
+        header = f"% {self.title}\n" + (CJK_NOTE + "\n" if _has_wide(self.title) else "")
+        return header + "\n".join(parts)
 
     def markdown(self) -> str:
         lines = [f"### {self.title}"]
@@ -84,18 +131,25 @@ class Derivation:
     def __str__(self) -> str:
         return self.text()
 
+    def __repr__(self) -> str:
+        return self.text()
+
     def _repr_markdown_(self) -> str:
         return self.markdown()
 
     def _repr_latex_(self) -> str:
-        return (
-            "$"
-            + self.latex()
-            .split("\n", 1)[1]
-            .replace("\\begin{align*}", "\\begin{aligned}")
-            .replace("\\end{align*}", "\\end{aligned}")
-            + "$"
-        )
+        body = "\n".join(line for line in self.latex().splitlines() if not line.startswith("%"))
+        return "$" + body.replace("\\begin{align*}", "\\begin{aligned}").replace("\\end{align*}", "\\end{aligned}") + "$"
+
+    def _repr_html_(self) -> str:
+        """HTML with the formulas in MathJax delimiters (notebooks render them)."""
+        parts = [f"<h3>{html.escape(self.title)}</h3>"]
+        for step in self.steps:
+            parts.append(f"<p><b>{html.escape(step.title)}</b></p>")
+            for e in step.entries:
+                note = f" <i>({html.escape(e.note)})</i>" if e.note else ""
+                parts.append(f"<p>\\[{html.escape(e.lhs_latex)} = {html.escape(_latex(e.rhs))}\\]{note}</p>")
+        return "\n".join(parts)
 
 
 @dataclass
@@ -116,6 +170,9 @@ class Explanation:
     def __str__(self) -> str:
         return self.text()
 
+    def __repr__(self) -> str:
+        return self.text()
+
     def __iter__(self):
         return iter(self.derivations)
 
@@ -127,3 +184,20 @@ class Explanation:
 
     def _repr_markdown_(self) -> str:
         return self.markdown()
+
+    def _repr_latex_(self) -> str:
+        return "\n".join(d._repr_latex_() for d in self.derivations)
+
+    def _repr_html_(self) -> str:
+        return "\n<hr/>\n".join(d._repr_html_() for d in self.derivations)
+
+
+def show(thing) -> None:
+    """Display ``thing`` (an explanation, a report, ...): rendered math in a notebook, text elsewhere."""
+    shell = sys.modules.get("IPython")
+    if shell is not None and shell.get_ipython() is not None:
+        from IPython.display import display
+
+        display(thing)
+    else:
+        print(thing)

@@ -1,23 +1,26 @@
 """``symgrad derive``: closed-form derivatives of a formula typed as text, by symgrad's engine.
 
-The formula is parsed by SymPy, turned into a symgrad graph of registered ops, and
-differentiated by the same sweeps as everything else.
+The formula is read as data (never evaluated as code, see ``formula.py``), turned into
+a symgrad graph of registered ops, and differentiated by the same sweeps as everything
+else. Exact constants stay exact, and closed forms are tidied for display.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import sympy
-from sympy.parsing.sympy_parser import parse_expr
 
 import lowering
 from symgrad.autodiff.engine import vjp_sweep
 from symgrad.closed_form import as_sympy, to_sympy
-from symgrad.core.graph import Node, Var, const
+from symgrad.core.graph import Node, Var, const, substitute
 from symgrad.core.registry import MAP, OPS, apply, lookup
+from symgrad.explain import formula
 
 
 def sympy_heads() -> dict[type, str]:
@@ -50,41 +53,119 @@ class DeriveError(ValueError):
     """A formula or request ``symgrad derive`` cannot handle (one line for the user)."""
 
 
+SIMPLIFY_MAX_OPS = 300  # larger closed forms are shown as the engine gives them
+SIMPLIFY_SECONDS = 3.0
+
+
 def parse(text: str) -> sympy.Expr:
+    """The formula as SymPy, read as data (see :mod:`symgrad.explain.formula`)."""
     try:
-        expr = parse_expr(text, evaluate=True)
-    except Exception as exc:  # SymPy raises many kinds for bad text
-        raise DeriveError(f"cannot parse {text!r}: {type(exc).__name__}: {exc}") from None
-    if not isinstance(expr, sympy.Expr):
-        raise DeriveError(f"{text!r} is not a formula")
-    return expr
+        return formula.parse(text)
+    except formula.FormulaError as exc:
+        raise DeriveError(str(exc)) from None
+
+
+class _Graph:
+    """Builds the graph of a SymPy expression.
+
+    Exact constants other than integers (1/3, pi, sqrt(2)) become variables bound to
+    their exact values, so derivatives keep them exact: they are substituted back into
+    the closed forms and given their float values only for numbers.
+    """
+
+    def __init__(self, variables: dict[sympy.Symbol, Var]):
+        self.variables = variables
+        self.exact: dict[Var, sympy.Expr] = {}
+
+    def node(self, expr: sympy.Expr) -> Node:
+        if expr.is_Symbol:
+            return self.variables[expr]
+        if expr.is_Integer:
+            return const(int(expr))
+        if not expr.free_symbols:  # an exact constant
+            var = next((v for v, e in self.exact.items() if e == expr), None)
+            if var is None:
+                var = Var(f"_exact{len(self.exact)}", (), np.float64)
+                self.exact[var] = expr
+            return var
+        args = [self.node(a) for a in expr.args]
+        if expr.func in HEADS:
+            name = HEADS[expr.func]
+            if lookup(name).arity == 2:  # SymPy's Add, Mul, Max, Min take any number of arguments
+                node = args[0]
+                for a in args[1:]:
+                    node = apply(name, node, a)
+                return node
+            return apply(name, *args)
+        names = ", ".join(sorted(f.__name__ for f in HEADS))
+        raise DeriveError(f"unsupported function {expr.func.__name__}; supported: {names}")
 
 
 def to_graph(expr: sympy.Expr, variables: dict[sympy.Symbol, Var]) -> Node:
-    """The graph of ``expr`` with its symbols mapped to ``variables``."""
-    if expr.is_Symbol:
-        return variables[expr]
-    if expr.is_Number:
-        return const(int(expr) if expr.is_Integer else float(expr))
-    if expr is sympy.pi or expr is sympy.E:
-        return const(float(expr))
-    args = [to_graph(a, variables) for a in expr.args]
-    if expr.func in HEADS:
-        name = HEADS[expr.func]
-        if lookup(name).arity == 2:  # SymPy's Add, Mul, Max, Min take any number of arguments
-            node = args[0]
-            for a in args[1:]:
-                node = apply(name, node, a)
-            return node
-        return apply(name, *args)
-    names = ", ".join(sorted(f.__name__ for f in HEADS))
-    raise DeriveError(f"unsupported function {expr.func.__name__}; supported: {names}")
+    """The graph of ``expr`` with its symbols mapped to ``variables`` (constants as numbers)."""
+    graph = _Graph(variables)
+    root = graph.node(expr)
+    if graph.exact:
+        root = substitute([root], {v: const(float(e)) for v, e in graph.exact.items()})[0]
+    return root
+
+
+def tidy(expr: sympy.Expr, seconds: float = SIMPLIFY_SECONDS) -> sympy.Expr:
+    """The shortest of ``expr``, its ``simplify`` and its ``factor``, for display.
+
+    Bounded: expressions over SIMPLIFY_MAX_OPS operations are returned as they are,
+    and a simplification still running after ``seconds`` is abandoned.
+    """
+    if sympy.count_ops(expr) > SIMPLIFY_MAX_OPS:
+        return expr
+    found: list[sympy.Expr] = []
+
+    def work():
+        for candidate in (sympy.simplify(expr), sympy.factor(expr)):
+            found.append(candidate)
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    candidates = [expr, *list(found)]
+    return min(candidates, key=lambda e: (sympy.count_ops(e), len(str(e))))
+
+
+class Derivative(NamedTuple):
+    """One row of :func:`derive`."""
+
+    wrt: tuple[str, ...]  # the variables, in the order of differentiation
+    expr: sympy.Expr  # the closed form, exact and tidied
+    value: float | None  # its value at the requested point
+
+    @property
+    def label(self) -> str:
+        """``d/dx``, ``d^2/dxdy``, ..."""
+        head = "d" if len(self.wrt) == 1 else f"d^{len(self.wrt)}"
+        return f"{head}/{''.join('d' + n for n in self.wrt)}"
+
+    def latex(self) -> str:
+        """``\\frac{\\partial^{2}}{\\partial x \\partial y} = ...`` (with the value when known)."""
+        k = len(self.wrt)
+        top = r"\partial" if k == 1 else rf"\partial^{{{k}}}"
+        bottom = " ".join(rf"\partial {sympy.latex(sympy.Symbol(n))}" for n in self.wrt)
+        text = rf"\frac{{{top}}}{{{bottom}}} = {sympy.latex(self.expr)}"
+        return text + (f" = {self.value:.12g}" if self.value is not None else "")
+
+    def __str__(self) -> str:
+        return f"{self.label} = {self.expr}" + (f" = {self.value:.12g}" if self.value is not None else "")
 
 
 def derive(
     text: str, wrt: Sequence[str], order: int = 1, at: dict[str, float] | None = None
-) -> list[tuple[str, sympy.Expr, float | None]]:
-    """(label, closed form, value at ``at`` or None) for every derivative up to ``order``."""
+) -> list[Derivative]:
+    """Every derivative of ``text`` by ``wrt`` up to ``order``, with its value at ``at`` if given.
+
+    >>> for row in derive("x^2/3 + pi x", ["x"], order=2):
+    ...     print(row)
+    d/dx = 2*x/3 + pi
+    d^2/dxdx = 2/3
+    """
     if order < 1:
         raise DeriveError(f"--order must be 1 or more, got {order}")
     expr = parse(text)
@@ -94,23 +175,26 @@ def derive(
             known = ", ".join(sorted(symbols)) or "none"
             raise DeriveError(f"unknown variable {name!r}; the formula's variables are: {known}")
     variables = {s: Var(s.name, (), np.float64) for s in symbols.values()}
-    root = to_graph(expr, variables)
-    results: list[tuple[str, Node]] = []
+    graph = _Graph(variables)
+    root = graph.node(expr)
+    results: list[tuple[tuple[str, ...], Node]] = []
     for k in range(1, order + 1):
         for combo in itertools.combinations_with_replacement(wrt, k):
             node = root
             for name in combo:
-                node = vjp_sweep([(node, const(1.0))], [variables[symbols[name]]])[0] or const(0.0)
-            head = "d" if k == 1 else f"d^{k}"
-            results.append((f"{head}/{''.join('d' + n for n in combo)}", node))
+                node = vjp_sweep([(node, const(1.0))], [variables[symbols[name]]])[0] or const(0)
+            results.append((combo, node))
     table = {var: np.array(sym, dtype=object) for sym, var in variables.items()}
-    exprs = to_sympy([n for _, n in results], table)
+    table.update({var: np.array(sympy.Symbol(var.name), dtype=object) for var in graph.exact})
+    exact = {sympy.Symbol(var.name): value for var, value in graph.exact.items()}
+    exprs = [tidy(as_sympy(e).subs(exact)) for e in to_sympy([n for _, n in results], table)]
     values: list[float | None] = [None] * len(results)
     if at:
         missing = sorted(set(symbols) - set(at))
         if missing:
             raise DeriveError(f"--at needs a value for every variable; missing: {', '.join(missing)}")
-        args = list(variables.values())
+        args = list(variables.values()) + list(graph.exact)
+        point = [np.float64(at[v.name]) for v in variables.values()] + [np.float64(e) for e in graph.exact.values()]
         kernel = lowering.compile_kernel([n for _, n in results], args)
-        values = [float(v) for v in kernel(*(np.float64(at[v.name]) for v in args))]
-    return [(label, as_sympy(e), v) for (label, _), e, v in zip(results, exprs, values)]
+        values = [float(v) for v in kernel(*point)]
+    return [Derivative(combo, e, v) for (combo, _), e, v in zip(results, exprs, values)]

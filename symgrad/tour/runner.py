@@ -11,7 +11,7 @@ import numpy as np
 
 from symgrad.autodiff.recording import recording
 from symgrad.explain.build import explain_episodes
-from symgrad.explain.derivation import Explanation
+from symgrad.explain.derivation import Explanation, latex_document
 from symgrad.tensor import Tensor
 from symgrad.tour.guide import BY_KEY, EXAMPLES, Example
 
@@ -64,13 +64,23 @@ CHECK = {
 
 
 def run_tour(section: str | None = None, lang: str = "en", fmt: str = "text", out=None) -> bool:
-    """Print the tour (all sections, or one); True if every number matches the guide."""
+    """Print the tour (all sections, or one); True if every number matches the guide.
+
+    ``fmt="latex"`` prints a complete LaTeX document (non-LaTeX lines are comments).
+    """
+    if fmt == "latex":
+        body = io.StringIO()
+        all_ok = run_tour(section, lang, "tex-body", body)
+        print(latex_document(body.getvalue().rstrip("\n")), end="", file=out or sys.stdout)
+        return all_ok
+    latex = fmt == "tex-body"
+    fmt = "latex" if latex else fmt
     out = out or sys.stdout
     same, differs, all_same, some_differ = CHECK[lang]
     all_ok = True
     for example in [BY_KEY[section]] if section else EXAMPLES:
         namespace, _, explanation = run_recorded(example, lang)
-        heading = f"{example.key}: {example.title}"
+        heading = f"{example.key}: {example.heading(lang)}"
         print(
             f"# {heading}" if fmt == "markdown" else f"% {heading}" if fmt == "latex" else f"== {heading}",
             file=out,
@@ -82,5 +92,5 @@ def run_tour(section: str | None = None, lang: str = "en", fmt: str = "text", ou
             mark = same if ok else f"{differs} {expected.tolist()}"
             print(f"{'%' if fmt == 'latex' else ''}   {name} = {value}   [{mark}]", file=out)
         print(file=out)
-    print(all_same if all_ok else some_differ, file=out)
+    print(("% " if latex else "") + (all_same if all_ok else some_differ), file=out)
     return all_ok
