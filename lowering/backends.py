@@ -56,6 +56,7 @@ class Backend:
     def build(self, outputs, args, reductions) -> tuple[Program, Callable]:
         """The readable program and the function computing ``outputs`` from ``args``."""
         program = self.printer.print_program(outputs, args, reductions)
+        program.consts = [self.constant(c) for c in program.consts]
         key = (self.name, program.source)
         function = _compiled.get(key)
         if function is None:
@@ -77,6 +78,10 @@ class Backend:
 
     def asarray(self, value):
         return self.xp().asarray(value)
+
+    def constant(self, value: np.ndarray):
+        """An array constant of the graph as this library's array (passed to the program as ``_c``)."""
+        return self.asarray(value)
 
     def to_numpy(self, value) -> np.ndarray:
         return np.asarray(value)

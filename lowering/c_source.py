@@ -40,8 +40,12 @@ def print_point_program(
     args: Sequence[Var],
     reductions: Sequence[str | None] | None = None,
     target: str = "openmp",
+    double: bool = False,
 ) -> PointProgram:
     """C source evaluating ``outputs`` from ``args`` at each of ``n`` points.
+
+    It computes in ``float`` when every float of the graph is float32 (and ``double`` is
+    False: the caller passes True for float64 data), else in ``double``.
 
     ``target`` is ``"openmp"`` (a parallel loop over points) or ``"cuda"`` (one thread
     per point). Argument ``k`` of point ``p`` starts at ``in[k] + p * stride[k]``
@@ -56,7 +60,7 @@ def print_point_program(
         raise NotImplementedError("the CUDA kernel writes per-point outputs; reduce them with CuPy")
     plans, leaves = batch_sums.plan_batch_sums(outputs, reductions)
     spelling_keys = ("cuda", "c") if target == "cuda" else ("c",)
-    printer = _Printer(outputs, args, plans, leaves, spelling_keys)
+    printer = _Printer(outputs, args, plans, leaves, spelling_keys, double)
     return printer.program(target)
 
 
@@ -68,6 +72,7 @@ class _Printer:
         plans: dict[int, batch_sums.Plan],
         leaves: list[Node],
         spelling_keys: tuple[str, ...],
+        double: bool = False,
     ):
         self.spelling_keys = spelling_keys
         self.outputs = list(outputs)
@@ -76,7 +81,7 @@ class _Printer:
         nodes = topo_order(leaves)
         floats = [n.dtype for n in nodes if n.dtype is not None and n.dtype.kind == "f"]
         single = floats and all(d == np.float32 for d in floats)
-        self.real = "float" if single else "double"
+        self.real = "float" if single and not double else "double"
         self.statics: list[str] = []  # file-scope tables and constants
         self.body: list[str] = []
         self.names: dict[Node, str] = {}

@@ -61,10 +61,7 @@ class Kernel:
                 f"kernel takes {len(self._args)} arrays ({', '.join(self.arg_names)}), got {len(arrays)}"
             )
         backend = self._backend
-        values = [
-            self._cast_integers(name, var, backend.asarray(a))
-            for name, var, a in zip(self.arg_names, self._args, arrays)
-        ]
+        values = [self._conform(name, var, a) for name, var, a in zip(self.arg_names, self._args, arrays)]
         batch = self._batch_shape(values)
         with self._warnings_named():
             if backend.chunked and self.chunk and math.prod(batch) > self.chunk:
@@ -133,16 +130,35 @@ class Kernel:
                 out.append(np.concatenate(parts).reshape(batch + node.shape))
         return out
 
-    def _cast_integers(self, name: str, var: Var, value):
-        """Integer data for a float variable is cast to the variable's dtype, with a warning."""
-        if var.dtype.kind == "f" and not self._backend.is_float(value) and str(value.dtype) != "bool":
+    def _conform(self, name: str, var: Var, data):
+        """``data`` as this backend's array in the variable's dtype, or a TypeError saying why not.
+
+        Float data of lower precision than the variable is cast up to it, float data of higher
+        precision is kept (the kernel computes in the promotion of the two, on every backend);
+        integer and bool data are cast with a warning; complex, object and text data are
+        refused (the imaginary part would be dropped).
+        """
+        expected = f"an array of {var.dtype} with shape {var.shape} (plus any leading batch axes)"
+        if data is None:
+            raise TypeError(f"kernel argument {name!r} is None; pass {expected}")
+        kind = _numpy_kind(data)
+        if kind is not None and kind not in "biuf":
+            raise TypeError(
+                f"kernel argument {name!r} has dtype {np.asarray(data).dtype}, which symgrad kernels do not "
+                f"compute with (complex, object or text data); pass {expected}"
+            )
+        value = self._backend.asarray(data)
+        if var.dtype.kind != "f" or kind is None:
+            return value
+        if kind in "biu":
             warnings.warn(
-                f"kernel argument {name!r} has integer dtype {value.dtype}; cast to {var.dtype} "
-                "(pass floating-point data to avoid this)",
+                f"kernel argument {name!r} has {'bool' if kind == 'b' else 'integer'} dtype {value.dtype}; "
+                f"cast to {var.dtype} (pass floating-point data to avoid this)",
                 UserWarning,
                 stacklevel=3,
             )
-            return self._backend.astype(value, var.dtype)
+        if kind in "biu" or np.promote_types(_numpy_dtype(data), var.dtype) != _numpy_dtype(data):
+            return self._backend.astype(value, var.dtype)  # up to the variable's precision, never down
         return value
 
     def _batch_shape(self, values) -> tuple[int, ...]:
@@ -159,3 +175,20 @@ class Kernel:
             return tuple(np.broadcast_shapes(*leading)) if leading else ()
         except ValueError:
             raise OpError(f"kernel arguments have batch shapes {leading} that do not broadcast") from None
+
+
+def _numpy_dtype(data) -> np.dtype | None:
+    """The NumPy dtype of ``data`` (NumPy or CuPy arrays, numbers, lists), or None for another library's."""
+    dtype = getattr(data, "dtype", None)
+    if dtype is None:
+        return np.asarray(data).dtype
+    try:
+        return np.dtype(dtype)
+    except TypeError:  # a torch or MindSpore dtype
+        return None
+
+
+def _numpy_kind(data) -> str | None:
+    """The NumPy dtype kind of ``data`` ("f", "i", "c", ...), or None for another library's array."""
+    dtype = _numpy_dtype(data)
+    return None if dtype is None else dtype.kind

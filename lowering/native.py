@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lowering.c_source import point_inputs, print_point_program
+from lowering.c_source import PointProgram, point_inputs, print_point_program
 from lowering.printer import FUNCTION, Program, argument_names
 from symgrad.core.graph import Node, Var
 from symgrad.core.registry import OPS
@@ -133,37 +133,52 @@ def load_library(source: str):
 
 
 class NativeFunction:
-    """Callable like a printed NumPy program: ``fn(*arrays, consts, batch) -> outputs``."""
+    """Callable like a printed NumPy program: ``fn(*arrays, consts, batch) -> outputs``.
+
+    It computes in the promotion of the graph's and the data's float types, as NumPy does:
+    a float32 graph given float64 data is compiled (once, on first such call) in double.
+    """
 
     def __init__(self, outputs: Sequence[Node], args: Sequence[Var], reductions: Sequence[str | None]):
         self.args = list(args)
         self.outputs = list(outputs)
         self.reductions = list(reductions)
         self.point = print_point_program(self.outputs, self.args, self.reductions)
-        self.real = np.dtype(np.float32 if self.point.real == "float" else np.float64)
-        self._compute = load_library(self.point.source)
+        self._compiled = {self.point.real: (self.point, load_library(self.point.source))}
 
     @property
     def program(self) -> Program:
         return Program(self.point.source, argument_names(self.args), [], self.point.op_count)
 
+    def _variant(self, values) -> tuple[PointProgram, object]:
+        """The program for these values: in double when any float input is float64."""
+        wide = any(getattr(v, "dtype", None) == np.float64 for v in values)
+        real = "double" if wide else self.point.real
+        if real not in self._compiled:
+            point = print_point_program(self.outputs, self.args, self.reductions, double=True)
+            self._compiled[real] = (point, load_library(point.source))
+        return self._compiled[real]
+
     def __call__(self, *values_and_consts_and_batch):
         *values, _consts, batch = values_and_consts_and_batch
+        point, compute = self._variant(values)
+        real = np.dtype(np.float32 if point.real == "float" else np.float64)
         n = math.prod(batch)
-        laid_out = point_inputs(np, self.args, values, batch, self.real)
+        laid_out = point_inputs(np, self.args, values, batch, real)
         inputs = [array for array, _ in laid_out]
         strides = np.array([stride for _, stride in laid_out] + [0], dtype=np.int64)
         outs = [
-            np.zeros(size, dtype=self.real) if reduction else np.empty((n, size), dtype=self.real)
-            for size, reduction in zip(self.point.sizes_out, self.reductions)
+            np.zeros(size, dtype=real) if reduction else np.empty((n, size), dtype=real)
+            for size, reduction in zip(point.sizes_out, self.reductions)
         ]
         if n:
-            self._compute(n, _pointers(inputs), strides.ctypes.data, _pointers(outs))
+            compute(n, _pointers(inputs), strides.ctypes.data, _pointers(outs))
         results = []
         for node, out, reduction in zip(self.outputs, outs, self.reductions):
             value = out.reshape(node.shape if reduction else batch + node.shape)
-            if node.dtype is not None and node.dtype != self.real:
-                value = value.astype(node.dtype)
+            if node.dtype is not None:  # bool and int outputs keep their dtype; floats promote with real
+                target = np.promote_types(node.dtype, real) if node.dtype.kind == "f" else node.dtype
+                value = value if value.dtype == target else value.astype(target)
             results.append(value)
         return results
 

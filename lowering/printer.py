@@ -100,7 +100,9 @@ class NumpyPrinter:
             op_count += 1
             body.append((code[node], self.node(node, code), [code[a] for a in node.args]))
             op = lookup(node.op)
-            described[code[node]] = f"{op.display}: {code[node]} = {op.describe(node, [code[a] for a in node.args])}"
+            described[code[node]] = (
+                f"{op.display}: {code[node]} = {op.describe(node, [code[a] for a in node.args])}"
+            )
         returned = []
         for k, out in enumerate(outputs):
             if k in plans:

@@ -127,5 +127,18 @@ class ArrayRuntime:
             return self.xp.vectorize(math.erf, otypes=[self.xp.asarray(x).dtype])(x)
         return erf(x)
 
+    def heaviside(self, x, h0: float):
+        """1 where ``x`` > 0, ``h0`` where it is 0, else 0 (NaN included: a step, not a number)."""
+        xp = self.xp
+        step = xp.heaviside(x, h0)  # a Python number keeps x's dtype (NEP 50)
+        return xp.where(x != x, xp.zeros_like(step), step)
+
+    def xlogy(self, x, y):
+        """``x * log(y)``, and 0 where ``x`` is 0 (also where ``log(y)`` is -inf), NaN where ``y`` is."""
+        xp = self.xp
+        x, y = xp.asarray(x), xp.asarray(y)
+        safe = xp.where(x == 0, xp.ones_like(y), y)
+        return xp.where(x == 0, xp.where(y != y, y, 0 * safe), x * xp.log(safe))
+
     def scalar(self, value, dtype: str):
         return self.xp.asarray(value, dtype=dtype)

@@ -69,11 +69,11 @@ def variable_symbols(variables: Sequence[Var]) -> dict[Var, np.ndarray]:
     return table
 
 
-def _const_array(node: Const) -> np.ndarray:
+def _const_array(node: Const, constant=number) -> np.ndarray:
     values = np.asarray(node.value)
     out = np.empty(values.shape, dtype=object)
     for idx in np.ndindex(values.shape):
-        out[idx] = number(values[idx])
+        out[idx] = constant(values[idx])
     return out
 
 
@@ -95,8 +95,14 @@ def _object_array(value, shape) -> np.ndarray:
     return out.reshape(shape)
 
 
-def to_sympy(nodes: Sequence[Node], symbols: dict[Var, np.ndarray] | None = None) -> list[np.ndarray]:
-    """Object arrays of SymPy expressions for ``nodes`` (flattens the graph)."""
+def to_sympy(
+    nodes: Sequence[Node], symbols: dict[Var, np.ndarray] | None = None, constant=number
+) -> list[np.ndarray]:
+    """Object arrays of SymPy expressions for ``nodes`` (flattens the graph).
+
+    ``constant`` turns each constant's value into a SymPy number (default: exact where
+    it is a short decimal, see :func:`number`).
+    """
     order = topo_order(nodes)
     values: dict[Node, np.ndarray] = {}
     if symbols is None:
@@ -105,7 +111,7 @@ def to_sympy(nodes: Sequence[Node], symbols: dict[Var, np.ndarray] | None = None
         if isinstance(node, Var):
             values[node] = symbols[node]
         elif isinstance(node, Const):
-            values[node] = _const_array(node)
+            values[node] = _const_array(node, constant)
         else:
             op = lookup(node.op)
             arrays = [values[a] for a in node.args]

@@ -13,5 +13,9 @@ class GradError(SymgradError, ValueError):
     """A differentiation request that cannot be honoured (wrong sens, positions, weights)."""
 
 
+class PositionError(GradError, IndexError):
+    """A grad_position past the inputs the function was called with."""
+
+
 class UnboundError(SymgradError, ValueError):
     """A graph was evaluated while one of its variables had no value."""

@@ -35,6 +35,12 @@ def _to_array(data, dtype) -> np.ndarray:
             arr = arr.astype(_PY_INT)
         elif arr.dtype.kind not in "fb":
             raise TypeError(f"Tensor: cannot make a tensor from {type(data).__name__} data {data!r}")
+    if arr.dtype.kind not in "biuf":
+        what = "complex" if arr.dtype.kind == "c" else "non-numeric"
+        raise TypeError(
+            f"Tensor: {what} data of dtype {arr.dtype} and shape {arr.shape} is not supported; symgrad "
+            "differentiates real-valued functions (pass the real and imaginary parts as two tensors)"
+        )
     if dtype is not None:
         arr = arr.astype(mstype.to_dtype(dtype).np)
     return arr

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from symgrad.autodiff.differentiate import forward, reverse
+from symgrad.autodiff.differentiate import check_positions, forward, reverse
 from symgrad.autodiff.jacobian import jacobian_node
-from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, named_like, trace_inputs
+from symgrad.autodiff.tracing import Trace, as_outputs, named_like, trace_inputs
 from symgrad.errors import GradError
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
@@ -60,7 +60,14 @@ class GradOperation:
                     )
                 args, sens = args[:-1], args[-1]
             if not args:
-                raise GradError("GradOperation: the network was called with no inputs")
+                raise GradError(
+                    "GradOperation: the network was called with no inputs"
+                    + (
+                        " (with sens_param=True the last argument is the sens value: pass the inputs, then sens)"
+                        if self.sens_param
+                        else ""
+                    )
+                )
             # get_all differentiates every Tensor input; other arguments pass through
             if self.get_all:
                 positions = [p for p, a in enumerate(args) if isinstance(a, Tensor)]
@@ -78,13 +85,20 @@ class GradOperation:
 
 
 def _positions(grad_position, who: str) -> tuple[list[int], bool]:
-    if isinstance(grad_position, int):
-        return [grad_position], True
-    if isinstance(grad_position, tuple | list) and all(isinstance(p, int) for p in grad_position):
-        if not grad_position:
-            raise GradError(f"{who}: grad_position is an empty tuple")
-        return list(grad_position), False
-    raise GradError(f"{who}: grad_position must be an int or a tuple of ints, got {grad_position!r}")
+    """The positions as a list, and whether one int was given; as MindSpore checks them."""
+    single = isinstance(grad_position, int) and not isinstance(grad_position, bool)
+    positions = [grad_position] if single else grad_position
+    if not isinstance(positions, tuple | list) or not all(
+        isinstance(p, int) and not isinstance(p, bool) for p in positions
+    ):
+        raise GradError(f"{who}: grad_position must be an int or a tuple of ints, got {grad_position!r}")
+    if not positions:
+        raise GradError(f"{who}: grad_position is an empty tuple")
+    if any(p < 0 for p in positions):
+        raise GradError(f"{who}: grad_position {grad_position!r} has a negative position; positions are >= 0")
+    if len(set(positions)) != len(positions):
+        raise GradError(f"{who}: grad_position {grad_position!r} repeats a position")
+    return list(positions), single
 
 
 def _grad_impl(fn, grad_position, weights, has_aux, sens_param, return_ids, with_value: bool):
@@ -185,8 +199,7 @@ def _jacobian(fn: Callable, grad_position, has_aux: bool, mode: str) -> Callable
     def jac_fn(*args):
         trace = Trace()
         leaves = trace_inputs(fn, args, trace)
-        for p in positions:
-            check_differentiable(args[p], f"input {p}", who)
+        check_positions(positions, args, who)
         outputs, is_tuple = as_outputs(fn(*leaves), fn)
         diff_outs = outputs[:1] if has_aux else outputs
         out_nodes = [o._node for o in diff_outs]

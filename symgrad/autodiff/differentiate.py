@@ -18,7 +18,7 @@ from symgrad.autodiff.tracing import (
 )
 from symgrad.core.families.structural import full, zeros_like
 from symgrad.core.graph import Node
-from symgrad.errors import GradError
+from symgrad.errors import GradError, PositionError
 from symgrad.tensor import Tensor
 
 
@@ -66,6 +66,18 @@ def _or_zeros(grad: Node | None, like: Node) -> Node:
     return zeros_like(like) if grad is None else grad
 
 
+def check_positions(positions, args, who: str) -> None:
+    """Every position names one of the call's inputs, and that input is a float Tensor."""
+    for p in positions:
+        if p >= len(args):
+            raise PositionError(
+                f"{who}: grad_position {p} is out of range: the function was called with {len(args)} input(s)"
+            )
+        if not isinstance(args[p], Tensor):
+            raise GradError(f"{who}: input {p} is {type(args[p]).__name__}, not a Tensor")
+        check_differentiable(args[p], f"input {p}", who)
+
+
 def reverse(
     fn: Callable,
     args: Sequence,
@@ -81,12 +93,7 @@ def reverse(
     """
     trace = Trace()
     leaves = trace_inputs(fn, args, trace)
-    for p in positions:
-        if not -len(args) <= p < len(args):
-            raise GradError(f"{who}: grad_position {p} is out of range for {len(args)} inputs")
-        if not isinstance(args[p], Tensor):
-            raise GradError(f"{who}: input {p} of {fn_name(fn)} is {type(args[p]).__name__}, not a Tensor")
-        check_differentiable(args[p], f"input {p}", who)
+    check_positions(positions, args, who)
     for w in weights:
         check_differentiable(w, f"parameter {w.name!r}", who)
     with recording.inside_trace():

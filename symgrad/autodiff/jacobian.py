@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
-from symgrad.core.families.structural import reshape, stack, zeros_like
+from symgrad.core.families.structural import full, reshape, stack, zeros_like
 from symgrad.core.graph import Node, Var, const
 
 
@@ -21,6 +21,8 @@ def jacobian_node(out: Node, x: Var, mode: str | None = None) -> Node:
     ``mode`` is "rev" (one reverse sweep per output element), "fwd" (one forward sweep
     per input element) or None (whichever needs fewer sweeps).
     """
+    if 0 in out.shape or 0 in x.shape:  # nothing to differentiate: an empty block
+        return full(out.shape + x.shape, 0, out.dtype or x.dtype)
     if mode is None:
         mode = "rev" if np.prod(out.shape) <= np.prod(x.shape) else "fwd"
     if mode == "rev":

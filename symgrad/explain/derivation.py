@@ -59,7 +59,9 @@ def _latex(value) -> str:
         numbers = np.vectorize(lambda v: sympy.Float(float(v), 8), otypes=[object])(value)
         value = numbers[()] if numbers.ndim == 0 else sympy.Array(numbers.tolist())
     if isinstance(value, sympy.NDimArray) and value.rank() == 2:
-        value = sympy.ImmutableMatrix(value.tolist())  # SymPy prints a one-row rank-2 Array as a broken array env
+        value = sympy.ImmutableMatrix(
+            value.tolist()
+        )  # SymPy prints a one-row rank-2 Array as a broken array env
     if isinstance(value, sympy.Basic | sympy.NDimArray):
         return sympy.latex(value)
     return r"\text{" + latex_text(value) + "}"
@@ -139,7 +141,11 @@ class Derivation:
 
     def _repr_latex_(self) -> str:
         body = "\n".join(line for line in self.latex().splitlines() if not line.startswith("%"))
-        return "$" + body.replace("\\begin{align*}", "\\begin{aligned}").replace("\\end{align*}", "\\end{aligned}") + "$"
+        return (
+            "$"
+            + body.replace("\\begin{align*}", "\\begin{aligned}").replace("\\end{align*}", "\\end{aligned}")
+            + "$"
+        )
 
     def _repr_html_(self) -> str:
         """HTML with the formulas in MathJax delimiters (notebooks render them)."""

@@ -194,7 +194,9 @@ def derive(
         if missing:
             raise DeriveError(f"--at needs a value for every variable; missing: {', '.join(missing)}")
         args = list(variables.values()) + list(graph.exact)
-        point = [np.float64(at[v.name]) for v in variables.values()] + [np.float64(e) for e in graph.exact.values()]
+        point = [np.float64(at[v.name]) for v in variables.values()] + [
+            np.float64(e) for e in graph.exact.values()
+        ]
         kernel = lowering.compile_kernel([n for _, n in results], args)
         values = [float(v) for v in kernel(*point)]
     return [Derivative(combo, e, v) for (combo, _), e, v in zip(results, exprs, values)]

@@ -24,7 +24,12 @@ _TOKEN = re.compile(
     r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_]\w*)|(?P<op>\*\*|[-+*/^(),])|(?P<bad>\S))"
 )
 CONSTANTS = {"pi": sympy.pi, "E": sympy.E}
-_EXTRA_FUNCTIONS: dict[str, Callable] = {"ln": sympy.log, "max": sympy.Max, "min": sympy.Min, "Max": sympy.Max}
+_EXTRA_FUNCTIONS: dict[str, Callable] = {
+    "ln": sympy.log,
+    "max": sympy.Max,
+    "min": sympy.Min,
+    "Max": sympy.Max,
+}
 _EXTRA_FUNCTIONS["Min"] = sympy.Min
 
 
@@ -57,7 +62,9 @@ def tokens(text: str) -> list[tuple[str, str]]:
             break
         kind = match.lastgroup
         if kind == "bad":
-            raise FormulaError(f"unexpected character {match.group(kind)!r} at position {match.start(kind) + 1}")
+            raise FormulaError(
+                f"unexpected character {match.group(kind)!r} at position {match.start(kind) + 1}"
+            )
         out.append((kind, match.group(kind)))
         position = match.end()
     return out
@@ -113,7 +120,9 @@ def _build(node: ast.AST):
         value = _build(node.operand)
         return -value if isinstance(node.op, ast.USub) else value
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return sympy.Rational(ast.unparse(node)) if isinstance(node.value, float) else sympy.Integer(node.value)
+        return (
+            sympy.Rational(ast.unparse(node)) if isinstance(node.value, float) else sympy.Integer(node.value)
+        )
     if isinstance(node, ast.Name):
         return CONSTANTS.get(node.id) or sympy.Symbol(node.id, real=True)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
@@ -125,7 +134,9 @@ def _build(node: ast.AST):
             return FUNCTIONS[name](*args)
         except (TypeError, ValueError) as exc:  # wrong argument count, or a relation where a number goes
             raise FormulaError(f"{name}({', '.join(map(str, args))}): {exc}") from None
-    raise FormulaError(f"{_describe(node)} is not allowed in a formula (numbers, names, + - * / ^ and functions)")
+    raise FormulaError(
+        f"{_describe(node)} is not allowed in a formula (numbers, names, + - * / ^ and functions)"
+    )
 
 
 def _describe(node: ast.AST) -> str:

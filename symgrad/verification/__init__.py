@@ -16,6 +16,7 @@ from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
 from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, trace_inputs
 from symgrad.core.graph import Node, const, free_vars, topo_order
 from symgrad.core.registry import lookup, make_node
+from symgrad.errors import GradError
 from symgrad.evaluate import value_of
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
@@ -54,7 +55,9 @@ def verify(
         weights: Parameters to differentiate as well.
         expected: your derivatives of order ``order``: arrays (or a function of the
             inputs returning them), one per block in the order of ``report.blocks``.
-        vjp: your vector-Jacobian product ``vjp(v, *inputs) -> cotangents`` (first output).
+        vjp: your vector-Jacobian product ``vjp(v, *inputs) -> cotangents``, one per
+            differentiated input; ``v`` is a Tensor, or a tuple of them when ``fn`` has
+            several outputs.
         rtol: relative tolerance for ``expected``/``vjp`` (default 1e-6, 1e-4 in float32).
         use_frameworks: also compare with PyTorch when it is installed.
         seed: seed of the random vectors of the Jvp/Vjp identity.
@@ -71,6 +74,12 @@ def verify(
         positions = [i for i, a in enumerate(inputs) if isinstance(a, Tensor) and a.dtype.is_float]
     for p in positions:
         check_differentiable(inputs[p], f"input {p}", "verify")
+    if not positions and not weights:
+        kinds = ", ".join(f"{type(a).__name__} {getattr(a, 'dtype', '')}".strip() for a in inputs) or "none"
+        raise GradError(
+            f"verify: nothing to differentiate: no float Tensor input (inputs: {kinds}) and no weights; "
+            "pass float inputs, positions=, or weights="
+        )
     outputs, _ = as_outputs(fn(*leaves), fn)
     out_nodes = [o._node for o in outputs]
     wrt = [leaves[p]._node for p in positions] + [w._node for w in weights]
@@ -92,6 +101,13 @@ def verify(
         f"verify {getattr(fn, '__name__', type(fn).__name__)} at {point} ({dtype}), order {order}"
     )
     report.blocks = all_blocks
+    for var, value in zip(args, values):
+        if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
+            where = ", ".join(str([int(k) for k in i]) for i in np.argwhere(~np.isfinite(value))[:4])
+            report.notes.append(
+                f"the input {var.display_name} contains inf/NaN at {where}: derivatives there are compared where "
+                "they are defined (NaN matches NaN); finite differences cannot judge those elements"
+            )
     reference = dict(zip(all_blocks, methods.high_precision([b.node for b in all_blocks], args, values)))
     kernel = dict(zip(all_blocks, methods.compiled_values([b.node for b in all_blocks], args, values)))
     kinks = _kinks(out_nodes, args, values, report)
@@ -105,17 +121,26 @@ def verify(
     lower_of = {(b.output, b.path): b.node for b in all_blocks}
     for block in all_blocks:
         ref = reference[block]
-        scale = max(1.0, float(np.abs(ref).max(initial=0.0)))
+        scale = max(1.0, _magnitude(ref))
         report.rows.append(
             compare(block.label, f"kernel {dtype}", kernel[block], ref, krtol, krtol * scale * 1e-2)
         )
         lower = out_nodes[block.output] if len(block.path) == 1 else lower_of[(block.output, block.path[:-1])]
         arg_index = args.index(wrt[block.path[-1]])
-        fd = methods.finite_differences(lower, args, values, arg_index)
+        fd, fd_error = methods.finite_differences(lower, args, values, arg_index)
+        atol = 1e-7 * scale
+        with np.errstate(invalid="ignore"):
+            judged = np.isfinite(fd_error) & (fd_error <= FD_RTOL * np.abs(ref) + atol)
+        if not judged.all():
+            report.notes.append(
+                f"finite differences cannot judge {int((~judged).sum())} of {judged.size} element(s) of "
+                f"{block.label} (the function is not finite nearby, or varies too fast for any step): "
+                "those elements are compared by the other methods only"
+            )
         report.rows.append(
-            _kink_aware(compare(block.label, "finite differences", fd, ref, FD_RTOL, 1e-7 * scale), kinks)
+            _kink_aware(compare(block.label, "finite differences", fd, ref, FD_RTOL, atol, judged), kinks)
         )
-        if use_torch:
+        if use_torch and ref.size:
             arg_path = [args.index(wrt[i]) for i in block.path]
             got = methods.torch_autograd(out_nodes[block.output], args, values, arg_path)
             report.rows.append(
@@ -126,9 +151,9 @@ def verify(
     report.rows.append(_identity_row(out_nodes, wrt, args, values, seed, krtol))
     user_rtol = rtol if rtol is not None else (1e-6 if dtype == np.float64 else 1e-4)
     if expected is not None:
-        _check_expected(report, expected, inputs, levels[-1], reference, user_rtol)
+        _check_expected(report, expected, inputs, levels[-1], reference, user_rtol, kinks)
     if vjp is not None:
-        _check_vjp(report, vjp, inputs, out_nodes[0], wrt, args, values, user_rtol, seed)
+        _check_vjp(report, vjp, inputs, out_nodes, wrt, args, values, user_rtol, seed, kinks)
     if not use_torch and use_frameworks:
         report.notes.append(
             "no independent framework installed (pip install torch): compared with finite differences only"
@@ -218,7 +243,20 @@ def _as_arrays(given, inputs) -> list:
     return [np.asarray(g.asnumpy() if isinstance(g, Tensor) else g, dtype=np.float64) for g in given]
 
 
-def _check_expected(report, expected, inputs, blocks: list[Block], reference, rtol) -> None:
+def _magnitude(array: np.ndarray) -> float:
+    """The largest finite |element| (0 for an empty or all-non-finite array)."""
+    finite = np.abs(array[np.isfinite(array)])
+    return float(finite.max(initial=0.0))
+
+
+def _user_atol(ref: np.ndarray, everything: list[np.ndarray], rtol: float) -> float:
+    """Absolute tolerance for a user's derivative: relative to the block's own size (so a tiny
+    gradient with a flipped sign fails), or to the largest block when this one is all zeros."""
+    scale = _magnitude(ref) or max((_magnitude(r) for r in everything), default=0.0) or 1.0
+    return rtol * 1e-2 * scale
+
+
+def _check_expected(report, expected, inputs, blocks: list[Block], reference, rtol, kinks) -> None:
     arrays = _as_arrays(expected, inputs)
     if len(arrays) != len(blocks):
         labels = ", ".join(b.label for b in blocks)
@@ -231,23 +269,31 @@ def _check_expected(report, expected, inputs, blocks: list[Block], reference, rt
             raise ValueError(
                 f"verify: expected array for {block.label} has shape {arr.shape}, the derivative has {ref.shape}"
             )
-        scale = max(1.0, float(np.abs(ref).max(initial=0.0)))
-        report.rows.append(compare(block.label, "yours (expected=)", arr, ref, rtol, rtol * 1e-2 * scale))
+        atol = _user_atol(ref, list(reference.values()), rtol)
+        report.rows.append(
+            _kink_aware(compare(block.label, "yours (expected=)", arr, ref, rtol, atol), kinks)
+        )
 
 
-def _check_vjp(report, user_vjp, inputs, out, wrt, args, values, rtol, seed) -> None:
+def _check_vjp(report, user_vjp, inputs, outs, wrt, args, values, rtol, seed, kinks) -> None:
+    """The user's ``vjp(v, *inputs)`` against the exact one, with a random ``v`` for every output
+    (a tuple of them when the function has several outputs, so each output's part is checked)."""
     rng = np.random.default_rng(seed + 1)
-    v = rng.normal(size=out.shape).astype(out.dtype or np.float64)
-    exact = vjp_sweep([(out, const(v))], wrt)
-    exact = [c if c is not None else None for c in exact]
+    vs = [rng.normal(size=o.shape).astype(o.dtype or np.float64) for o in outs]
+    exact = vjp_sweep([(o, const(v)) for o, v in zip(outs, vs)], wrt)
     nodes = [c for c in exact if c is not None]
     computed = iter(methods.high_precision(nodes, args, values))
     refs = [next(computed) if c is not None else np.zeros(x.shape) for c, x in zip(exact, wrt)]
-    got = _as_arrays(lambda *xs: user_vjp(Tensor(v), *xs), inputs)
+    v_arg = Tensor(vs[0]) if len(vs) == 1 else tuple(Tensor(v) for v in vs)
+    got = _as_arrays(lambda *xs: user_vjp(v_arg, *xs), inputs)
     if len(got) != len(refs):
-        raise ValueError(f"verify: vjp= returned {len(got)} cotangents for {len(refs)} differentiated inputs")
+        raise GradError(f"verify: vjp= returned {len(got)} cotangents for {len(refs)} differentiated inputs")
     for x, g, ref in zip(wrt, got, refs):
-        scale = max(1.0, float(np.abs(ref).max(initial=0.0)))
-        report.rows.append(
-            compare(f"v^T d out / d {x.display_name}", "yours (vjp=)", g, ref, rtol, rtol * 1e-2 * scale)
-        )
+        if g.shape != ref.shape:
+            raise GradError(
+                f"verify: vjp= returned a cotangent of shape {g.shape} for {x.display_name}, "
+                f"which has shape {ref.shape}; a cotangent has its input's shape"
+            )
+        label = f"v^T d out / d {x.display_name}"
+        atol = _user_atol(ref, refs, rtol)
+        report.rows.append(_kink_aware(compare(label, "yours (vjp=)", g, ref, rtol, atol), kinks))

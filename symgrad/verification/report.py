@@ -25,13 +25,26 @@ class Row:
     verdict: str
 
 
-def compare(derivative: str, method: str, got, reference: np.ndarray, rtol: float, atol: float) -> Row:
-    """A row: the largest error, where it is, and whether every element is within tolerance."""
+def compare(
+    derivative: str, method: str, got, reference: np.ndarray, rtol: float, atol: float, judged=None
+) -> Row:
+    """A row: the largest error, where it is, and whether every element is within tolerance.
+
+    Elements where both sides are the same non-finite value (NaN and NaN, inf and inf)
+    agree; elements outside ``judged`` (a boolean mask) are not compared.
+    """
     got = np.broadcast_to(np.asarray(got, dtype=np.float64), reference.shape)
-    err = np.abs(got - reference)
+    same = (got == reference) | (np.isnan(got) & np.isnan(reference))
+    skip = same if judged is None else same | ~np.broadcast_to(judged, reference.shape)
+    got = np.where(skip, reference, got)
+    reference = np.where(skip & ~np.isfinite(reference), 0.0, reference)
+    got = np.where(skip & ~np.isfinite(got), 0.0, got)
+    with np.errstate(invalid="ignore"):
+        err = np.abs(got - reference)
     nonzero = np.abs(reference) > atol
     rel = np.where(nonzero, err / np.where(nonzero, np.abs(reference), 1.0), 0.0)
-    excess = err - (atol + rtol * np.abs(reference))
+    with np.errstate(invalid="ignore"):
+        excess = np.nan_to_num(err - (atol + rtol * np.abs(reference)), nan=np.inf)
     if reference.size == 0:
         return Row(derivative, method, 0.0, 0.0, (), 0.0, 0.0, rtol, atol, OK)
     worst = np.unravel_index(int(np.argmax(excess if np.any(excess > 0) else err)), reference.shape)

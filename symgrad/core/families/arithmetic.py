@@ -12,11 +12,15 @@ import sympy
 from symgrad.core.families._elementwise import elementwise
 from symgrad.core.graph import Node
 from symgrad.core.registry import Api, apply, broadcast_shapes, is_value, make_node, promote
+from symgrad.errors import OpError
 
 
 def _same_shape(node: Node, args) -> bool:
     """True if ``node`` can stand for the op's result: same shape and same dtype."""
-    shape = broadcast_shapes("", *(a.shape for a in args))
+    try:
+        shape = broadcast_shapes("", *(a.shape for a in args))
+    except OpError:  # the op's own shape rule reports it, with the op's name
+        return False
     return node.shape == shape and node.dtype == promote(args, float_result=False)
 
 
@@ -96,7 +100,7 @@ elementwise(
     "pow", "Pow", lambda a, b: a**b,
     (
         lambda a, b, ans: apply("mul", b, apply("pow", a, apply("sub", b, 1))),
-        lambda a, b, ans: apply("mul", ans, apply("log", a)),
+        lambda a, b, ans: apply("xlogy", ans, a),  # 0 where a = 0 < b, as MindSpore, PyTorch, JAX
     ),
     numpy="np.power({0}, {1})", c="pow({0}, {1})", mindspore="ops.pow({0}, {1})",
     float_result=False, simplify=_simplify_pow, fold=np.power,
@@ -132,4 +136,10 @@ elementwise(
     ),
     numpy="np.minimum({0}, {1})", c="({0} < {1} || {0} != {0} ? {0} : {1})", mindspore="ops.minimum({0}, {1})",
     float_result=False, kink="ties split 0.5/0.5",
+)  # fmt: skip
+elementwise(
+    "xlogy", "Xlogy", lambda a, b: a * sympy.log(b),
+    (lambda a, b, ans: apply("log", b), lambda a, b, ans: apply("div", a, b)),
+    numpy="rt.xlogy({0}, {1})", c="({0} == 0 ? ({1} != {1} ? {1} : 0) : {0} * log({1}))", mindspore="ops.xlogy({0}, {1})",
+    notation="{0} · log({1})",
 )  # fmt: skip

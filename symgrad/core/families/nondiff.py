@@ -2,6 +2,8 @@
 
 ``stop_gradient`` is an ordinary op with a zero rule: its value is its argument,
 and both sweeps stop at it, which removes its branch from every derivative.
+``heaviside`` (the derivative of ReLU, Maximum and Minimum) is 0 at NaN, as MindSpore's
+and JAX's ReLU gradients are.
 """
 
 from __future__ import annotations
@@ -47,8 +49,8 @@ _nondiff(
 )  # fmt: skip
 _nondiff(
     "heaviside", "Heaviside", 1, lambda x, h0: sympy.Heaviside(x, h0),
-    numpy="np.heaviside({0}, {p0})", c="({0} > 0 ? 1 : ({0} == 0 ? {p0} : 0))",
-    mindspore="ops.heaviside({0}, ops.full_like({0}, {p0}))",
+    numpy="rt.heaviside({0}, {p0})", c="({0} > 0 ? 1 : ({0} == 0 ? {p0} : 0))",
+    mindspore="ops.where({0} != {0}, ops.zeros_like({0}), ops.heaviside({0}, ops.full_like({0}, {p0})))",
     api=Api(internal="the derivative of ReLU, Maximum and Minimum (its value at 0 is a parameter)"),
 )  # fmt: skip
 _nondiff(
