@@ -48,7 +48,7 @@ def compile_kernel(
     if not chosen.available():
         raise BackendError(
             f"backend {backend!r} is not installed (or not working) here; available: "
-            f"{', '.join(available_backends())}. Install it with: {chosen.install_hint}"
+            f"{', '.join(available_backends())}. Install it with: {chosen.hint()}"
         )
     outputs = list(outputs)
     args = free_vars(outputs) if args is None else list(args)

@@ -79,6 +79,10 @@ class Backend:
     def asarray(self, value):
         return self.xp().asarray(value)
 
+    def hint(self) -> str:
+        """How to make this backend available here."""
+        return self.install_hint
+
     def constant(self, value: np.ndarray):
         """An array constant of the graph as this library's array (passed to the program as ``_c``)."""
         return self.asarray(value)
@@ -117,9 +121,20 @@ class CBackend(Backend):
     chunked = True
 
     def available(self) -> bool:
+        """A compiler is there, or compiled kernels are cached (they load without one)."""
+        from lowering import kernel_cache
         from lowering.native import find_compiler
 
-        return find_compiler() is not None
+        return find_compiler() is not None or kernel_cache.has_kernels()
+
+    def hint(self) -> str:
+        from lowering.native import CompilerError, compiler
+
+        try:
+            compiler()
+        except CompilerError as exc:
+            return f"{exc}; {self.install_hint}"
+        return self.install_hint
 
     def build(self, outputs, args, reductions):
         """The compiled function and its readable program (the C source)."""

@@ -3,7 +3,9 @@
 One OpenMP loop over the points runs the whole shared program for each point, so no
 array is written per op and the weights stay in cache; batch sums (a loss and its
 weight gradient) are accumulated per thread inside the loop. Compiled libraries are
-kept on disk, keyed by source, compiler and flags.
+kept on disk (``kernel_cache``), keyed by source and flags, and verified before loading.
+OpenMP does not survive ``fork()``: in a forked child of a process that ran a C kernel,
+kernels run on the NumPy backend instead (with a warning).
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ import os
 import platform
 import shutil
 import subprocess
-import tempfile
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from lowering import kernel_cache
 from lowering.c_source import PointProgram, point_inputs, print_point_program
 from lowering.printer import FUNCTION, Program, argument_names
 from symgrad.core.graph import Node, Var
@@ -46,43 +49,62 @@ _VECTOR_MATH_DECLARATIONS = "\n".join(
 )
 _loaded: dict[str, object] = {}  # source key -> the loaded ``compute`` function
 _vector_math: bool | None = None
+_openmp_pid: int | None = None  # the process that first ran a C kernel (OpenMP's thread pool lives there)
 
 
 class CompilerError(RuntimeError):
-    """The C compiler rejected a generated kernel (a bug in symgrad: please report it)."""
+    """No usable C compiler, or it rejected a generated kernel (a bug in symgrad: please report it)."""
 
 
 def find_compiler() -> str | None:
-    """``$CC`` or the first of cc, gcc, clang on the PATH."""
-    for name in (os.environ.get("CC"), "cc", "gcc", "clang"):
-        if name and shutil.which(name):
-            return shutil.which(name)
-    return None
+    """``$CC`` when it is set and exists, else the first of cc, gcc, clang on the PATH.
+
+    A ``$CC`` that does not exist gives None (never a silent fall-back to another
+    compiler); :func:`compiler` says why.
+    """
+    try:
+        return compiler()
+    except CompilerError:
+        return None
 
 
-def cache_dir() -> Path:
-    """Where compiled kernels are kept: ``$SYMGRAD_CACHE`` or ``~/.cache/symgrad``."""
-    root = os.environ.get("SYMGRAD_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "symgrad")
-    return Path(root) / "c"
+def compiler() -> str:
+    """The compiler to use, or a CompilerError saying why there is none."""
+    chosen = os.environ.get("CC")
+    if chosen:
+        path = shutil.which(chosen)
+        if path is None:
+            raise CompilerError(
+                f"CC={chosen!r} is not an executable here; set CC to a C compiler or unset it"
+            )
+        return path
+    for name in ("cc", "gcc", "clang"):
+        if shutil.which(name):
+            return str(shutil.which(name))
+    raise CompilerError("no C compiler found (set CC, or install gcc or clang)")
 
 
-def _compile(compiler: str, source: str, target: Path, extra: list[str]) -> subprocess.CompletedProcess:
-    with tempfile.TemporaryDirectory(dir=target.parent) as work:
-        c_file, so_file = Path(work) / "kernel.c", Path(work) / "kernel.so"
+def _compiled_into(compiler_path: str, source: str, extra: list[str]):
+    """A builder for :func:`kernel_cache.store` that compiles ``source`` into its path."""
+
+    def build(target: Path) -> None:
+        c_file = target.with_suffix(".c")
         c_file.write_text(source)
         done = subprocess.run(
-            [compiler, *FLAGS, str(c_file), "-o", str(so_file), *extra], capture_output=True, text=True
+            [compiler_path, *FLAGS, str(c_file), "-o", str(target), *extra], capture_output=True, text=True
         )
-        if done.returncode == 0:
-            os.replace(so_file, target)  # atomic: a concurrent process sees all or nothing
-        return done
+        if done.returncode != 0:
+            raise CompilerError(f"{compiler_path} failed on a generated kernel:\n{done.stderr[-2000:]}")
+        if not target.exists() or target.stat().st_size == 0:
+            raise CompilerError(f"{compiler_path} reported success but wrote no library: is CC a C compiler?")
+
+    return build
 
 
 def uses_vector_math() -> bool:
-    """Whether this compiler and C library link SIMD math functions (checked once)."""
+    """Whether this compiler and C library link SIMD math functions (probed once, result kept on disk)."""
     global _vector_math
     if _vector_math is None:
-        compiler = find_compiler()
         probe = (
             "#include <math.h>\n"
             + _VECTOR_MATH_DECLARATIONS
@@ -92,39 +114,49 @@ def uses_vector_math() -> bool:
                 for f, k in sorted(VECTOR_MATH.items())
             )
         )
-        folder = cache_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        key = hashlib.sha256("\0".join([probe, str(compiler), *FLAGS]).encode()).hexdigest()[:24]
-        target = folder / f"probe_{key}.so"  # kept: a later process need not probe again
-        _vector_math = target.exists() or (
-            compiler is not None and _compile(compiler, probe, target, ["-lmvec", "-lm"]).returncode == 0
-        )
+        note = "vector_math_" + hashlib.sha256("\0".join([probe, *FLAGS]).encode()).hexdigest()[:16]
+        known = kernel_cache.read_note(note)
+        if known is not None:
+            _vector_math = known == "yes"
+        else:
+            path = find_compiler()
+            if path is None:
+                return False  # decided when a compiler is there
+            try:
+                kernel_cache.store(note + ".so", _compiled_into(path, probe, ["-lmvec", "-lm"]))
+                _vector_math = True
+            except CompilerError:
+                _vector_math = False
+            kernel_cache.write_note(note, "yes" if _vector_math else "no")
     return _vector_math
 
 
 def load_library(source: str):
-    """Compile ``source`` once (or find it on disk), load it and return its ``compute`` function."""
-    compiler = find_compiler()
-    if compiler is None:
-        raise CompilerError("no C compiler found (set CC, or install gcc or clang)")
+    """Compile ``source`` once (or find it, verified, on disk), load it and return its ``compute``.
+
+    A kernel already in the cache loads without a compiler.
+    """
     extra = ["-lm"]
     if uses_vector_math():
         source = source.replace(
             "#include <math.h>\n", "#include <math.h>\n" + _VECTOR_MATH_DECLARATIONS + "\n", 1
         )
         extra = ["-lmvec", "-lm"]
-    key = hashlib.sha256(
-        "\0".join([source, compiler, *FLAGS, *extra, platform.machine()]).encode()
-    ).hexdigest()[:24]
+    key = hashlib.sha256("\0".join([source, *FLAGS, *extra, platform.machine()]).encode()).hexdigest()[:24]
     if key in _loaded:
         return _loaded[key]
-    target = cache_dir() / f"kernel_{key}.so"
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        done = _compile(compiler, source, target, extra)
-        if done.returncode != 0:
-            raise CompilerError(f"{compiler} failed on a generated kernel:\n{done.stderr[-2000:]}")
-    library = ctypes.CDLL(str(target))
+    name = f"kernel_{key}.so"
+    path = kernel_cache.find(name) or kernel_cache.store(name, _compiled_into(compiler(), source, extra))
+    try:
+        library = ctypes.CDLL(str(path))
+    except OSError as exc:  # complete and unchanged, yet not loadable here: rebuild it once
+        warnings.warn(
+            f"symgrad: the cached kernel {path} does not load ({exc}); it is rebuilt",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        kernel_cache.discard(path)
+        library = ctypes.CDLL(str(kernel_cache.store(name, _compiled_into(compiler(), source, extra))))
     function = getattr(library, FUNCTION)
     function.restype = None
     function.argtypes = [ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
@@ -145,6 +177,7 @@ class NativeFunction:
         self.reductions = list(reductions)
         self.point = print_point_program(self.outputs, self.args, self.reductions)
         self._compiled = {self.point.real: (self.point, load_library(self.point.source))}
+        self._numpy: tuple | None = None  # the NumPy program, built in a forked child
 
     @property
     def program(self) -> Program:
@@ -160,7 +193,11 @@ class NativeFunction:
         return self._compiled[real]
 
     def __call__(self, *values_and_consts_and_batch):
+        global _openmp_pid
         *values, _consts, batch = values_and_consts_and_batch
+        if _openmp_pid is not None and _openmp_pid != os.getpid():
+            return self._forked(values, batch)
+        _openmp_pid = os.getpid()
         point, compute = self._variant(values)
         real = np.dtype(np.float32 if point.real == "float" else np.float64)
         n = math.prod(batch)
@@ -181,6 +218,22 @@ class NativeFunction:
                 value = value if value.dtype == target else value.astype(target)
             results.append(value)
         return results
+
+    def _forked(self, values, batch):
+        """In a forked child of a process that ran OpenMP: the same program on NumPy (OpenMP could hang)."""
+        if self._numpy is None:
+            from lowering.backends import BACKENDS
+
+            warnings.warn(
+                "symgrad: this process was forked from one that ran a C kernel, and OpenMP does not "
+                "survive fork(); its C kernels run on the NumPy backend here (start child processes "
+                "with the 'spawn' method to keep the C backend)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            self._numpy = BACKENDS["numpy"].build(self.outputs, self.args, self.reductions)
+        program, function = self._numpy
+        return function(*values, program.consts, batch)
 
 
 def _pointers(arrays: list[np.ndarray]):

@@ -7,6 +7,7 @@ closed form (``expr``).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy as np
 from symgrad import dtype as mstype
 from symgrad.core.families.linalg import matmul
 from symgrad.core.families.structural import getitem, reduce_sum, reshape, transpose
-from symgrad.core.graph import Const, Node, const
+from symgrad.core.graph import Const, Node, const, free_vars
 from symgrad.core.registry import OPS, make_node
 from symgrad.evaluate import Deferred, evaluate
 
@@ -115,15 +116,36 @@ class Tensor:
         return self._value().item()
 
     def __float__(self) -> float:
+        self._warn_if_traced("float() of a traced value makes it a constant")
         return float(self.item())
 
     def __int__(self) -> int:
+        self._warn_if_traced("int() of a traced value makes it a constant")
         return int(self.item())
 
     def __bool__(self) -> bool:
         if self.size != 1:
-            raise ValueError(f"the truth value of a Tensor of shape {self.shape} is ambiguous")
-        return bool(self.item())
+            raise ValueError(
+                f"the truth value of a Tensor of shape {self.shape} is ambiguous: use a 1-element "
+                "Tensor in `if`, or reduce it (.all(), .any(), a comparison of a sum)"
+            )
+        value = bool(self.item())
+        self._warn_if_traced(
+            f"Python control flow on a traced value (`if`, `while`, bool()) took the {value} branch "
+            "for this call's values"
+        )
+        return value
+
+    def _warn_if_traced(self, what: str) -> None:
+        """Warn when a value inside a differentiated function is turned into a Python number."""
+        if any(isinstance(self._env.get(v), Deferred) for v in free_vars([self._node])):
+            warnings.warn(
+                f"{what}: derivatives do not flow through that; they are those of the code that ran, "
+                "and a call with other values may run other code (keep computing with Tensors, or "
+                "stop_gradient to say it is meant)",
+                UserWarning,
+                stacklevel=3,
+            )
 
     def __len__(self) -> int:
         if not self.shape:

@@ -1,0 +1,127 @@
+"""Compiled kernels on disk: checked before loading, rebuilt when damaged, never fatal.
+
+Each library ``NAME.so`` has a sidecar ``NAME.so.sha256`` holding its hash, written
+before the library itself (both by atomic rename), so a library is loaded only when it
+is complete and unchanged: a truncated file would otherwise crash the process (SIGBUS)
+when loaded. A damaged entry is rebuilt with a warning. A cache folder that cannot be
+written falls back to a temporary folder for this process, with a warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+_fallback: Path | None = None
+
+
+def cache_dir() -> Path:
+    """Where compiled kernels are kept: ``$SYMGRAD_CACHE/c`` or ``~/.cache/symgrad/c``."""
+    root = os.environ.get("SYMGRAD_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "symgrad")
+    return Path(root) / "c"
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _sidecar(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
+
+
+def _folders() -> list[Path]:
+    return [cache_dir()] + ([_fallback] if _fallback is not None else [])
+
+
+def find(name: str) -> Path | None:
+    """The verified library ``name`` in the cache, or None; a damaged one is removed, with a warning."""
+    for folder in _folders():
+        path = folder / name
+        if not path.exists():
+            continue
+        sidecar = _sidecar(path)
+        try:
+            expected = sidecar.read_text().strip()
+            if expected and digest(path) == expected:
+                return path
+            problem = f"its hash does not match {sidecar.name}"
+        except OSError:
+            problem = f"it has no readable {sidecar.name}"
+        warnings.warn(
+            f"symgrad: the cached kernel {path} ({path.stat().st_size} bytes) is damaged ({problem}); "
+            "it is rebuilt",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        discard(path)
+    return None
+
+
+def discard(path: Path) -> None:
+    """Remove a library and its sidecar if possible (a read-only cache keeps them)."""
+    for item in (path, _sidecar(path)):
+        try:
+            item.unlink()
+        except OSError:
+            pass
+
+
+def writable_folder() -> Path:
+    """The cache folder, or (if it cannot be written) a temporary folder for this process."""
+    global _fallback
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder):
+            pass
+        return folder
+    except OSError as exc:
+        if _fallback is None:
+            _fallback = Path(tempfile.mkdtemp(prefix="symgrad-c-"))
+            warnings.warn(
+                f"symgrad: the kernel cache {folder} cannot be written ({exc.strerror or exc}); compiled "
+                f"kernels go to {_fallback} for this process (set SYMGRAD_CACHE to a writable folder)",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+        return _fallback
+
+
+def store(name: str, build: Callable[[Path], None]) -> Path:
+    """Build library ``name`` with ``build(path)`` into the cache and return where it is."""
+    folder = writable_folder()
+    with tempfile.TemporaryDirectory(dir=folder) as work:
+        built = Path(work) / name
+        build(built)
+        target = folder / name
+        hashed = Path(work) / (name + ".sha256")
+        hashed.write_text(digest(built) + "\n")
+        os.replace(hashed, _sidecar(target))  # the hash first: a library without one is never trusted
+        os.replace(built, target)  # atomic: a concurrent process sees all or nothing
+    return target
+
+
+def read_note(name: str) -> str | None:
+    """A small text note kept beside the kernels (the SIMD math probe's result)."""
+    for folder in _folders():
+        try:
+            return (folder / name).read_text().strip()
+        except OSError:
+            continue
+    return None
+
+
+def write_note(name: str, text: str) -> None:
+    folder = writable_folder()
+    with tempfile.NamedTemporaryFile("w", dir=folder, delete=False) as handle:
+        handle.write(text + "\n")
+    os.replace(handle.name, folder / name)
+
+
+def has_kernels() -> bool:
+    """Whether any compiled kernel is cached (so some kernels can run without a compiler)."""
+    return any(folder.is_dir() and any(folder.glob("kernel_*.so")) for folder in _folders())
