@@ -157,7 +157,9 @@ class Kernel:
                 UserWarning,
                 stacklevel=3,
             )
-        if kind in "biu" or np.promote_types(_numpy_dtype(data), var.dtype) != _numpy_dtype(data):
+        given = _numpy_dtype(data)
+        assert given is not None  # kind is not None
+        if kind in "biu" or np.promote_types(given, var.dtype) != given:
             return self._backend.astype(value, var.dtype)  # up to the variable's precision, never down
         return value
 

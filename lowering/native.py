@@ -18,7 +18,7 @@ import platform
 import shutil
 import subprocess
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +47,7 @@ _VECTOR_MATH_DECLARATIONS = "\n".join(
     ['#define SYMGRAD_SIMD __attribute__((__simd__("notinbranch")))']
     + [f"SYMGRAD_SIMD double {f}({', '.join(['double'] * n)});" for f, n in sorted(VECTOR_MATH.items())]
 )
-_loaded: dict[str, object] = {}  # source key -> the loaded ``compute`` function
+_loaded: dict[str, Callable] = {}  # source key -> the loaded ``compute`` function
 _vector_math: bool | None = None
 _openmp_pid: int | None = None  # the process that first ran a C kernel (OpenMP's thread pool lives there)
 
@@ -183,7 +183,7 @@ class NativeFunction:
     def program(self) -> Program:
         return Program(self.point.source, argument_names(self.args), [], self.point.op_count)
 
-    def _variant(self, values) -> tuple[PointProgram, object]:
+    def _variant(self, values) -> tuple[PointProgram, Callable]:
         """The program for these values: in double when any float input is float64."""
         wide = any(getattr(v, "dtype", None) == np.float64 for v in values)
         real = "double" if wide else self.point.real

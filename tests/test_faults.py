@@ -13,6 +13,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 import lowering
 import symgrad
@@ -318,3 +320,53 @@ def test_a_forked_child_does_not_hang_on_openmp():
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+# ----- argument checking of every transform, over random shapes, dtypes and positions -----
+
+_SHAPES = st.sampled_from([(), (2,), (2, 3)])
+_DTYPES = st.sampled_from([np.float32, np.float64, np.int32])
+_POSITION = st.integers(-2, 4)
+
+
+def _objective(*xs):
+    total = None
+    for x in xs:
+        term = (ops.sin(x) * x).sum()
+        total = term if total is None else total + term
+    return total
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    specs=st.lists(st.tuples(_SHAPES, _DTYPES), min_size=1, max_size=3),
+    position=st.one_of(_POSITION, st.lists(_POSITION, min_size=0, max_size=3).map(tuple)),
+    transform=st.sampled_from(["grad", "value_and_grad", "jacfwd", "jacrev"]),
+)
+def test_transforms_either_agree_with_the_reference_or_raise_a_documented_error(specs, position, transform):
+    rng = np.random.default_rng(0)
+    arrays = [(rng.uniform(-1, 1, shape) * 3).astype(dtype) for shape, dtype in specs]
+    inputs = [Tensor(a) for a in arrays]
+    transform_fn = getattr(ops, transform)
+    positions = [position] if isinstance(position, int) else list(position)
+    valid = (
+        bool(positions)
+        and all(0 <= p < len(inputs) for p in positions)
+        and len(set(positions)) == len(positions)
+        and all(arrays[p].dtype.kind == "f" for p in positions)
+    )
+    event("valid arguments" if valid else "refused arguments")
+    if not valid:
+        with pytest.raises((GradError, PositionError, TypeError)):  # at construction or at the call
+            transform_fn(_objective, grad_position=position)(*inputs)
+        return
+    result = transform_fn(_objective, grad_position=position)(*inputs)
+    grads = result[1] if transform == "value_and_grad" else result
+    grads = [grads] if isinstance(position, int) else list(grads)
+    for p, g in zip(positions, grads):
+        x = arrays[p].astype(np.float64)
+        expected = np.sin(x) + x * np.cos(x)
+        rtol = 1e-4 if arrays[p].dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(
+            np.asarray(g.asnumpy(), np.float64).ravel(), expected.ravel(), rtol=rtol, atol=rtol
+        )

@@ -1,0 +1,74 @@
+"""The ``cupy`` backend's own glue code, run without a GPU through a CuPy test double.
+
+The fused CUDA source is compiled as C++ on the host (``tests/cupy_double.py``), so the
+argument packing, strides, dtypes and the batch sums CuPy finishes are checked against
+the NumPy backend. The real GPU test (``test_lowering.py``) runs where CuPy and a GPU exist.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import numpy as np
+import pytest
+
+import symgrad
+from symgrad import ops
+from symgrad.models import PointMLP, burgers_terms
+from tests.cupy_double import fake_cupy
+
+pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="the CuPy double compiles with g++")
+
+
+@pytest.fixture
+def cupy_double(monkeypatch):
+    if "cupy" in sys.modules and not hasattr(sys.modules["cupy"], "RawKernel"):
+        pytest.skip("a module named cupy is loaded that is not CuPy")
+    monkeypatch.setitem(sys.modules, "cupy", fake_cupy())
+    return sys.modules["cupy"]
+
+
+def _same(outputs, inputs, arrays, reduce=None, rtol=1e-12):
+    reference = symgrad.kernel(outputs, inputs, reduce=reduce)(*arrays)
+    fused = symgrad.kernel(outputs, inputs, backend="cupy", reduce=reduce)
+    got = fused(*arrays)
+    assert fused.backend == "cupy" and "__global__" in fused.source
+    for g, r in zip(got, reference):
+        assert g.shape == r.shape and g.dtype == r.dtype
+        np.testing.assert_allclose(g, r, rtol=rtol, atol=1e-13)
+    return fused
+
+
+def test_pinn_residual_and_loss_gradient(cupy_double, rng):
+    net = PointMLP([2, 8, 8, 1], seed=0)
+    x, t = symgrad.placeholder("x"), symgrad.placeholder("t")
+    terms = burgers_terms(net, x, t)
+    weights = [p.asnumpy() for p in net.params]
+    points = [rng.uniform(-1, 1, 300), rng.uniform(0, 1, 300)]
+    _same([terms[k] for k in ("u", "ut", "ux", "uxx", "r")], [x, t, *net.params], [*points, *weights])
+    grads = [terms[f"d(r^2)/d{p.name}"] for p in net.params]
+    _same(
+        [terms["r"] ** 2, *grads],
+        [x, t, *net.params],
+        [*points, *weights],
+        reduce=["mean"] * (1 + len(grads)),
+    )
+
+
+def test_structural_ops_bools_and_broadcast_inputs(cupy_double, rng):
+    v = symgrad.placeholder("v", (3,))
+    w = symgrad.placeholder("w", (3, 2))
+    odd = ops.stack([v[::-1], ops.relu(v) * 2.0, ops.broadcast_to(v[0], (3,))]).sum(0)
+    product = ops.matmul(ops.tanh(v), w)
+    arrays = [rng.normal(size=(4, 5, 3)), rng.normal(size=(3, 2))]  # batch axes on v only; w shared
+    fused = _same([odd, product, v > 0, ops.sign(v)], [v, w], arrays)
+    assert fused._fn._kernel.launches == 1
+
+
+def test_float32_graphs_compute_in_float(cupy_double, rng):
+    x = symgrad.placeholder("x", (2,), dtype=symgrad.float32)
+    out = ops.grad(lambda x: (ops.sin(x) * x).sum())(x)
+    points = rng.normal(size=(50, 2)).astype(np.float32)
+    fused = _same([out], [x], [points], rtol=1e-5)
+    assert "computes in float" in fused.source
