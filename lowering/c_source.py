@@ -19,6 +19,7 @@ from lowering import batch_sums
 from lowering.batch_sums import OuterSum, Reshaped, SignedSum
 from lowering.printer import FUNCTION, fill_template, unbound
 from lowering.runtime import ArrayRuntime
+from symgrad.core.families.conversion import C_CASTS
 from symgrad.core.graph import Const, Node, Var, topo_order
 from symgrad.core.registry import CONTRACTION, GATHER, MAP, REDUCTION, lookup
 
@@ -116,6 +117,7 @@ class _Printer:
                 "#define STATIC static const",
             ]
             lines += ['#define SIMD_SUM _Pragma("omp simd reduction(+:s)")', "typedef long idx_t;"]
+        lines += [f"#define SG_CAST_{name}(v) {code}" for name, code in C_CASTS.items()]
         lines += self.statics
         offsets, total = {}, 0
         for j in sorted(self.plans):
@@ -374,7 +376,9 @@ def _size(node: Node) -> int:
 
 
 def _literal(value, real: str) -> str:
-    """A C literal of ``real`` type for a Python or NumPy number."""
+    """A C literal of ``real`` type for a Python or NumPy number; names (a dtype) stay as they are."""
+    if isinstance(value, str):
+        return value
     value = float(value)
     if math.isnan(value):
         return "NAN"

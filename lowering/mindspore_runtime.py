@@ -37,6 +37,9 @@ class MindsporeRuntime(ArrayRuntime):
         dtype = like.dtype if isinstance(like, self.ms.Tensor) else self.ms.float64
         return self.ms.Tensor(np.asarray(value), dtype=dtype)
 
+    def cast(self, a, dtype: str):
+        return self.ops.cast(self.tensor(a), getattr(self.ms, dtype))
+
     def reduce_sum(self, a, rank, axes, keepdims):
         lead = a.ndim - rank
         return self.ops.sum(a, dim=tuple(lead + ax for ax in axes), keepdim=keepdims)

@@ -140,5 +140,9 @@ class ArrayRuntime:
         safe = xp.where(x == 0, xp.ones_like(y), y)
         return xp.where(x == 0, xp.where(y != y, y, 0 * safe), x * xp.log(safe))
 
+    def cast(self, a, dtype: str):
+        """``a`` converted to ``dtype`` (floats to integers truncate toward zero)."""
+        return self.asarray(a).astype(dtype)
+
     def scalar(self, value, dtype: str):
         return self.xp.asarray(value, dtype=dtype)

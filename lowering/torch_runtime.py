@@ -77,6 +77,9 @@ class TorchRuntime(ArrayRuntime):
         flat = np.arange(math.prod(shape)).reshape(shape)[index_to_python(index)]
         return self.torch.as_tensor(np.ascontiguousarray(flat).ravel()), flat.shape
 
+    def cast(self, a, dtype: str):
+        return self.xp._tensor(a).to(getattr(self.torch, dtype))
+
     def lift(self, a, rank_from, rank_to):
         a = self.xp._tensor(a)
         cut = a.ndim - rank_from

@@ -12,6 +12,8 @@ from symgrad.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
 from symgrad.dtype import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 from symgrad.errors import GradError, OpError, SymgradError, UnboundError
 from symgrad.explain import explain, graph_dot, render_graph
+from symgrad.initializer import initializer
+from symgrad.jit import jit, jit_class, mutable
 from symgrad.parameter import Parameter, ParameterTuple
 from symgrad.symbolic import kernel, placeholder
 from symgrad.tensor import Tensor
@@ -34,6 +36,10 @@ __all__ = [
     "int64",
     "jacfwd",
     "jacrev",
+    "initializer",
+    "jit",
+    "jit_class",
+    "mutable",
     "jvp",
     "uint8",
     "value_and_grad",

@@ -13,8 +13,20 @@ class GradError(SymgradError, ValueError):
     """A differentiation request that cannot be honoured (wrong sens, positions, weights)."""
 
 
+class GradTypeError(GradError, TypeError):
+    """An argument of a differentiation call has the wrong type (MindSpore raises TypeError)."""
+
+
 class PositionError(GradError, IndexError):
     """A grad_position past the inputs the function was called with."""
+
+
+class EmptyPositionError(GradError, RuntimeError):
+    """An empty grad_position (MindSpore raises RuntimeError)."""
+
+
+class GradNotFoundError(GradError, RuntimeError):
+    """``get_grad`` was asked for a position or Parameter that has no gradient in the result."""
 
 
 class UnboundError(SymgradError, ValueError):

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from symgrad import dtype as mstype
+from symgrad.core.families.conversion import cast
 from symgrad.core.families.linalg import matmul
 from symgrad.core.families.structural import getitem, reduce_sum, reshape, transpose
 from symgrad.core.graph import Const, Node, const, free_vars
@@ -30,7 +31,9 @@ def _to_array(data, dtype) -> np.ndarray:
         arr = np.array(data)  # a copy: later edits of the caller's array do not leak in
     else:
         arr = np.asarray(data)
-        if arr.dtype == np.float64:
+        if dtype is not None and arr.dtype.kind in "biuf":
+            pass  # the requested dtype is applied below, without a float32 round trip
+        elif arr.dtype == np.float64:
             arr = arr.astype(_PY_FLOAT)
         elif arr.dtype.kind in "iu":
             arr = arr.astype(_PY_INT)
@@ -75,6 +78,8 @@ class Tensor:
         if input_data is None:
             if shape is None:
                 raise TypeError("Tensor: give input_data, or shape (and dtype) for zeros")
+            # a shape with None (a dynamic-shape declaration for Cell.set_inputs) gets size 1 there
+            shape = tuple(1 if d is None else d for d in np.atleast_1d(shape).tolist()) if shape != () else ()
             input_data = np.zeros(shape, dtype=mstype.to_dtype(dtype or mstype.float32).np)
         self._node: Node = const(_to_array(input_data, dtype))
         self._env: dict = {}
@@ -237,6 +242,18 @@ class Tensor:
         axes = range(self.ndim) if axis is None else [int(a) % self.ndim for a in np.atleast_1d(axis)]
         shape = [d for i, d in enumerate(self.shape) if not (i in axes and d == 1)]
         return self.reshape(tuple(shape))
+
+    def all(self, axis=None, keep_dims: bool = False) -> Tensor:
+        """Whether every element is nonzero (a constant Bool tensor: it has no derivative)."""
+        return Tensor(np.all(self._value(), axis=axis, keepdims=keep_dims))
+
+    def any(self, axis=None, keep_dims: bool = False) -> Tensor:
+        """Whether some element is nonzero (a constant Bool tensor)."""
+        return Tensor(np.any(self._value(), axis=axis, keepdims=keep_dims))
+
+    def astype(self, dtype, copy: bool = True) -> Tensor:
+        """The tensor converted to ``dtype`` (floats to integers truncate toward zero)."""
+        return Tensor._wrap(cast(self._node, mstype.to_dtype(dtype).np), self._env)
 
     def expand_dims(self, axis: int) -> Tensor:
         shape = list(self.shape)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from symgrad.autodiff.differentiate import check_positions, forward, reverse
+from symgrad.autodiff.differentiate import check_positions, forward, in_dtype_of, reverse
 from symgrad.autodiff.jacobian import jacobian_node
-from symgrad.autodiff.tracing import Trace, as_outputs, named_like, trace_inputs
-from symgrad.errors import GradError
+from symgrad.autodiff.tracing import Trace, as_outputs, check_arguments, named_like, trace_inputs
+from symgrad.errors import EmptyPositionError, GradError, GradNotFoundError
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
 
@@ -44,12 +44,8 @@ class GradOperation:
         self.sens_param = sens_param
 
     def __call__(self, fn: Callable, weights=None) -> Callable:
-        if self.get_by_list and weights is None:
-            raise GradError(
-                "GradOperation(get_by_list=True) needs the weights: call grad_op(net, weights) "
-                "with a ParameterTuple such as ParameterTuple(net.trainable_params())"
-            )
-        params, _ = _weights_list(weights, "GradOperation") if self.get_by_list else ([], False)
+        params = default_weights(fn, weights, "GradOperation") if self.get_by_list else []
+        single_weight = isinstance(weights, Parameter)
 
         def gradient_function(*args):
             sens = None
@@ -59,29 +55,33 @@ class GradOperation:
                         "GradOperation(sens_param=True): the last argument must be the sens value"
                     )
                 args, sens = args[:-1], args[-1]
-            if not args:
-                raise GradError(
-                    "GradOperation: the network was called with no inputs"
-                    + (
-                        " (with sens_param=True the last argument is the sens value: pass the inputs, then sens)"
-                        if self.sens_param
-                        else ""
-                    )
+                check_arguments(
+                    fn,
+                    args,
+                    "with sens_param=True the last argument is the sens value: pass the inputs, then sens",
                 )
             # get_all differentiates every Tensor input; other arguments pass through
             if self.get_all:
                 positions = [p for p, a in enumerate(args) if isinstance(a, Tensor)]
             else:  # the first input, unless only the weights were asked for
-                positions = [] if self.get_by_list else [0]
+                positions = [] if self.get_by_list or not args else [0]
             result = reverse(fn, args, positions, params, sens, who="GradOperation")
-            gin, gw = result.input_grads, result.weight_grads
+            gin = tuple(g for g in result.input_grads if g is not None)
+            gw = result.weight_grads[0] if single_weight else tuple(result.weight_grads)
             if self.get_all and self.get_by_list:
-                return tuple(gin), tuple(gw)
+                return gin, gw
             if self.get_by_list:
-                return tuple(gw)
-            return tuple(gin) if self.get_all else gin[0]
+                return gw
+            return gin if self.get_all or not gin else gin[0]  # () when no Tensor input
 
         return named_like(fn, gradient_function)
+
+
+def default_weights(fn: Callable, weights, who: str) -> list[Parameter]:
+    """``weights`` as a list; None means the network's trainable Parameters (as in MindSpore)."""
+    if weights is None:
+        return list(fn.trainable_params()) if hasattr(fn, "trainable_params") else []
+    return _weights_list(weights, who)[0]
 
 
 def _positions(grad_position, who: str) -> tuple[list[int], bool]:
@@ -93,7 +93,9 @@ def _positions(grad_position, who: str) -> tuple[list[int], bool]:
     ):
         raise GradError(f"{who}: grad_position must be an int or a tuple of ints, got {grad_position!r}")
     if not positions:
-        raise GradError(f"{who}: grad_position is an empty tuple")
+        raise EmptyPositionError(
+            f"{who}: grad_position is an empty tuple; give positions, or None with weights"
+        )
     if any(p < 0 for p in positions):
         raise GradError(f"{who}: grad_position {grad_position!r} has a negative position; positions are >= 0")
     if len(set(positions)) != len(positions):
@@ -111,12 +113,18 @@ def _grad_impl(fn, grad_position, weights, has_aux, sens_param, return_ids, with
     def grad_fn(*args):
         sens = None
         if sens_param:
+            if not args:
+                raise GradError(f"{who}(sens_param=True): the last argument must be the sens value")
             args, sens = args[:-1], args[-1]
-        outs, is_tuple, gin, gw = reverse(fn, args, positions, params, sens, has_aux, who)
-        if return_ids:
-            gin = [(p, g) for p, g in zip(positions, gin)]
-            gw = [(w.name, g) for w, g in zip(params, gw)]
-        g_pos = gin[0] if single_pos else tuple(gin)
+        result = reverse(fn, args, positions, params, sens, has_aux, who)
+        gin: list = [(p, g) for p, g in zip(positions, result.input_grads) if g is not None]
+        gw: list = [(w.name, g) for w, g in zip(params, result.weight_grads)]
+        if not return_ids:
+            gin, gw = [g for _, g in gin], [g for _, g in gw]
+        if single_pos:
+            g_pos = gin[0] if gin else ()  # () when the input is no Tensor, as in MindSpore
+        else:
+            g_pos = tuple(gin)
         g_w = gw[0] if single_w else tuple(gw)
         if grad_position is None:
             grads = g_w
@@ -124,12 +132,38 @@ def _grad_impl(fn, grad_position, weights, has_aux, sens_param, return_ids, with
             grads = g_pos
         else:
             grads = (g_pos, g_w)
-        value = tuple(outs) if is_tuple else outs[0]
+        outs = result.outputs
         if with_value:
-            return value, grads  # MindSpore: the whole output, aux included, is the value
-        return (grads, tuple(outs[1:])) if has_aux else grads
+            return result.value, grads  # MindSpore: the whole output, aux included, is the value
+        if has_aux:
+            return grads, tuple(outs[1:])
+        return grads
 
     return named_like(fn, grad_fn)
+
+
+def get_grad(gradients, identifier):
+    """The gradient for ``identifier`` (a position or a Parameter) in ``grad(..., return_ids=True)``'s result."""
+    key = identifier.name if isinstance(identifier, Parameter) else identifier
+
+    def search(item):
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], Tensor):
+            if not isinstance(item[0], Tensor) and item[0] == key and type(item[0]) is type(key):
+                return item[1]
+        if isinstance(item, tuple):
+            for sub in item:
+                found = search(sub)
+                if found is not None:
+                    return found
+        return None
+
+    found = search(gradients)
+    if found is None:
+        raise GradNotFoundError(
+            f"get_grad: no gradient for {identifier!r:.60} in the given gradients; pass the result of "
+            "grad(..., return_ids=True) and a position or Parameter that was differentiated"
+        )
+    return found
 
 
 def grad(
@@ -151,9 +185,11 @@ def grad(
     return _grad_impl(fn, grad_position, weights, has_aux, sens_param, return_ids, False)
 
 
-def value_and_grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False) -> Callable:
+def value_and_grad(
+    fn: Callable, grad_position=0, weights=None, has_aux: bool = False, return_ids: bool = False
+) -> Callable:
     """Like :func:`grad`, returning ``(value, grads)``."""
-    return _grad_impl(fn, grad_position, weights, has_aux, False, False, True)
+    return _grad_impl(fn, grad_position, weights, has_aux, False, return_ids, True)
 
 
 def _as_tuple(x) -> tuple:
@@ -165,31 +201,43 @@ def jvp(fn: Callable, inputs, v, has_aux: bool = False):
     ins, vs = _as_tuple(inputs), _as_tuple(v)
     outs, tangents, is_tuple = forward(fn, ins, vs)
     if has_aux:
-        return outs[0], tangents[0], tuple(outs[1:])
+        return outs[0], tangents[0], _aux(outs[1:])
     pack = (lambda xs: tuple(xs)) if is_tuple else (lambda xs: xs[0])
     return pack(outs), pack(tangents)
 
 
-def vjp(fn: Callable, *args, has_aux: bool = False):
+def _aux(outputs: list) -> object:
+    """The auxiliary outputs as MindSpore returns them: one is itself, more are a tuple."""
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def vjp(fn: Callable, *args, weights=None, has_aux: bool = False):
     """Reverse mode.
 
     The guide's form ``vjp(fn, (x, y), v)`` returns ``(outputs, (dx, dy))``.
     MindSpore 2's form ``vjp(fn, x, y)`` returns ``(outputs, vjp_fn)``, where
-    ``vjp_fn(v)`` gives the tuple of input cotangents.
+    ``vjp_fn(v)`` gives the tuple of input cotangents (``v`` a tuple, or one
+    positional value per output); with ``weights``, ``(input cotangents, weight
+    cotangents)``; with ``has_aux``, ``(outputs, vjp_fn, aux)``.
     """
-    if len(args) == 2 and isinstance(args[0], tuple | list):
+    params = _weights_list(weights, "vjp")[0] if weights is not None else []
+    if len(args) == 2 and isinstance(args[0], tuple | list) and not params:
         inputs, v = tuple(args[0]), args[1]
-        outs, is_tuple, gin, _ = reverse(fn, inputs, range(len(inputs)), [], v, has_aux, "vjp")
-        return (tuple(outs) if is_tuple else outs[0]), tuple(gin)
+        result = reverse(fn, inputs, range(len(inputs)), [], v, has_aux, "vjp")
+        return (tuple(result.outputs) if result.is_tuple else result.outputs[0]), tuple(result.input_grads)
     inputs = args
-    outs, is_tuple = reverse(fn, inputs, [], [], None, has_aux, "vjp")[:2]
+    first = reverse(fn, inputs, [], [], None, has_aux, "vjp")
+    outs = first.outputs
 
-    def vjp_fn(v):
-        return tuple(reverse(fn, inputs, range(len(inputs)), [], v, has_aux, "vjp").input_grads)
+    def vjp_fn(*v):
+        v = v[0] if len(v) == 1 else v
+        result = reverse(fn, inputs, range(len(inputs)), params, v, has_aux, "vjp")
+        gin = tuple(result.input_grads)
+        return (gin, tuple(result.weight_grads)) if params else gin
 
     if has_aux:
-        return outs[0], vjp_fn, tuple(outs[1:])
-    return (tuple(outs) if is_tuple else outs[0]), vjp_fn
+        return outs[0], vjp_fn, _aux(outs[1:])
+    return (tuple(outs) if first.is_tuple else outs[0]), vjp_fn
 
 
 def _jacobian(fn: Callable, grad_position, has_aux: bool, mode: str) -> Callable:
@@ -205,9 +253,9 @@ def _jacobian(fn: Callable, grad_position, has_aux: bool, mode: str) -> Callable
         out_nodes = [o._node for o in diff_outs]
         in_nodes = [leaves[p]._node for p in positions]
         # d out_o / d in_i with shape out.shape + in.shape, output-major
-        flat = [jacobian_node(out, x, mode) for out in out_nodes for x in in_nodes]
+        flat = [in_dtype_of(x, jacobian_node(out, x, mode)) for out in out_nodes for x in in_nodes]
         tensors = trace.finish(flat + [o._node for o in outputs[1:] if has_aux], *outputs)
-        jac_t, aux = tensors[: len(flat)], tuple(tensors[len(flat) :])
+        jac_t, aux = tensors[: len(flat)], _aux(tensors[len(flat) :])
         rows = [jac_t[i * len(in_nodes) : (i + 1) * len(in_nodes)] for i in range(len(out_nodes))]
         per_out = [r[0] if single else tuple(r) for r in rows]
         result = tuple(per_out) if is_tuple and not has_aux else per_out[0]

@@ -12,18 +12,21 @@ from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
 from symgrad.autodiff.tracing import (
     Trace,
     as_outputs,
-    check_differentiable,
     fn_name,
+    pack_like,
+    tensor_leaves,
     trace_inputs,
 )
+from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import full, zeros_like
 from symgrad.core.graph import Node
-from symgrad.errors import GradError, PositionError
+from symgrad.errors import GradError, GradTypeError, PositionError
 from symgrad.tensor import Tensor
 
 
 def _sens_list(sens, outputs: list[Tensor], is_tuple: bool, who: str) -> list[Tensor]:
-    parts = list(sens) if isinstance(sens, tuple | list) else [sens]
+    nested = isinstance(sens, tuple | list | dict) and any(isinstance(s, tuple | list | dict) for s in sens)
+    parts = tensor_leaves(sens) if nested else list(sens) if isinstance(sens, tuple | list) else [sens]
     if len(parts) != len(outputs) or (is_tuple and not isinstance(sens, tuple | list)):
         raise GradError(
             f"{who}: sens must match the network output: the output is "
@@ -32,7 +35,7 @@ def _sens_list(sens, outputs: list[Tensor], is_tuple: bool, who: str) -> list[Te
         )
     for i, (s, o) in enumerate(zip(parts, outputs)):
         if not isinstance(s, Tensor):
-            raise GradError(f"{who}: sens[{i}] must be a Tensor, got {type(s).__name__}")
+            raise GradTypeError(f"{who}: sens[{i}] must be a Tensor, got {type(s).__name__}")
         if s.shape != o.shape:
             raise GradError(
                 f"{who}: sens[{i}] has shape {s.shape} but the network output "
@@ -44,10 +47,11 @@ def _sens_list(sens, outputs: list[Tensor], is_tuple: bool, who: str) -> list[Te
 class Reverse(NamedTuple):
     """What :func:`reverse` returns."""
 
-    outputs: list[Tensor]  # the traced call's outputs
-    is_tuple: bool  # whether the call returned a tuple
-    input_grads: list[Tensor]  # one per requested position
+    outputs: list[Tensor]  # the traced call's outputs (its Tensor leaves)
+    is_tuple: bool  # whether the call returned a tuple (or another structure)
+    input_grads: list[Tensor | None]  # one per requested position; None where the input is no Tensor
     weight_grads: list[Tensor]  # one per weight
+    value: object  # what the call returned, its Tensors replaced by ``outputs``
 
 
 class Forward(NamedTuple):
@@ -66,16 +70,20 @@ def _or_zeros(grad: Node | None, like: Node) -> Node:
     return zeros_like(like) if grad is None else grad
 
 
+def in_dtype_of(x: Node, grad: Node) -> Node:
+    """The gradient of ``x`` in ``x``'s dtype when that is not a float (as MindSpore returns it)."""
+    if x.dtype is not None and x.dtype.kind != "f":
+        return cast(grad, x.dtype)
+    return grad
+
+
 def check_positions(positions, args, who: str) -> None:
-    """Every position names one of the call's inputs, and that input is a float Tensor."""
+    """Every position names one of the call's inputs."""
     for p in positions:
         if p >= len(args):
             raise PositionError(
                 f"{who}: grad_position {p} is out of range: the function was called with {len(args)} input(s)"
             )
-        if not isinstance(args[p], Tensor):
-            raise GradError(f"{who}: input {p} is {type(args[p]).__name__}, not a Tensor")
-        check_differentiable(args[p], f"input {p}", who)
 
 
 def reverse(
@@ -94,10 +102,9 @@ def reverse(
     trace = Trace()
     leaves = trace_inputs(fn, args, trace)
     check_positions(positions, args, who)
-    for w in weights:
-        check_differentiable(w, f"parameter {w.name!r}", who)
     with recording.inside_trace():
-        outputs, is_tuple = as_outputs(fn(*leaves), fn)
+        raw = fn(*leaves)
+    outputs, is_tuple = as_outputs(raw, fn)
     differentiated = outputs[:1] if has_aux else outputs
     if sens is None:
         cot = [_ones(o._node) for o in differentiated]
@@ -107,20 +114,24 @@ def reverse(
             for i, s in enumerate(_sens_list(sens, differentiated, is_tuple and not has_aux, who))
         ]
         cot = [s._node for s in sens_leaves]
-    wrt = [leaves[p]._node for p in positions] + [w._node for w in weights]
+    tensor_positions = [p for p in positions if isinstance(args[p], Tensor)]  # others have no gradient
+    wrt = [leaves[p]._node for p in tensor_positions] + [w._node for w in weights]
     grads = vjp_sweep([(o._node, c) for o, c in zip(differentiated, cot)], wrt)
-    grads = [_or_zeros(g, x) for g, x in zip(grads, wrt)]
+    grads = [in_dtype_of(x, _or_zeros(g, x)) for g, x in zip(grads, wrt)]
     tensors = trace.finish([o._node for o in outputs] + grads, *outputs)
-    n_out, n_in = len(outputs), len(positions)
+    n_out, n_in = len(outputs), len(tensor_positions)
     recording.record(
         dict(
             kind="grad", fn_name=fn_name(fn), outputs=[o._node for o in differentiated],
             seeds=None if sens is None else cot, wrt=wrt,
-            wrt_names=[trace.names[p] for p in positions] + [w.name for w in weights],
-            results=grads, finished=[t._node for t in tensors[n_out:]], env=tensors[0]._env,
+            wrt_names=[trace.names[p] for p in tensor_positions] + [w.name for w in weights],
+            results=grads, finished=[t._node for t in tensors[n_out:]], env=tensors[0]._env if tensors else {},
         )
     )  # fmt: skip
-    return Reverse(tensors[:n_out], is_tuple, tensors[n_out : n_out + n_in], tensors[n_out + n_in :])
+    by_position = dict(zip(tensor_positions, tensors[n_out : n_out + n_in]))
+    input_grads = [by_position.get(p) for p in positions]
+    outs = tensors[:n_out]
+    return Reverse(outs, is_tuple, input_grads, tensors[n_out + n_in :], pack_like(raw, outs))
 
 
 def forward(fn: Callable, inputs: Sequence[Tensor], tangents: Sequence[Tensor], who: str = "jvp") -> Forward:
@@ -132,8 +143,9 @@ def forward(fn: Callable, inputs: Sequence[Tensor], tangents: Sequence[Tensor], 
     seeds = {}
     for i, (x, leaf, v) in enumerate(zip(inputs, leaves, tangents)):
         if not isinstance(x, Tensor) or not isinstance(v, Tensor):
-            raise GradError(f"{who}: input {i} and its tangent must be Tensors")
-        check_differentiable(x, f"input {i}", who)
+            raise GradTypeError(
+                f"{who}: input {i} and its tangent must be Tensors, got {type(x).__name__} and {type(v).__name__}"
+            )
         if v.shape != x.shape:
             raise GradError(f"{who}: tangent {i} has shape {v.shape} but input {i} has shape {x.shape}")
         seeds[leaf._node] = trace.leaf(v, "v" if len(inputs) == 1 else f"v_{chr(97 + i)}")._node

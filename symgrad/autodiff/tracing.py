@@ -45,6 +45,18 @@ def named_like(fn: Callable, wrapper: Callable) -> Callable:
     return wrapper
 
 
+def check_arguments(fn: Callable, args: Sequence, note: str) -> None:
+    """A GradError naming ``fn`` and ``note`` when ``fn`` cannot take ``args``."""
+    try:
+        signature = inspect.signature(getattr(fn, "construct", fn))
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*args)
+    except TypeError as exc:
+        raise GradError(f"{fn_name(fn)} cannot be called with {len(args)} input(s) ({exc}); {note}") from None
+
+
 def fn_name(fn: Callable) -> str:
     return type(fn).__name__ if hasattr(fn, "construct") else getattr(fn, "__name__", type(fn).__name__)
 
@@ -76,16 +88,47 @@ class Trace:
         return results
 
 
+def tensor_leaves(value) -> list[Tensor]:
+    """The Tensors in a (nested) tuple, list or dict, in order; other values are constants."""
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, tuple | list):
+        return [t for item in value for t in tensor_leaves(item)]
+    return []
+
+
+def pack_like(structure, tensors: Sequence[Tensor]):
+    """``structure`` with its Tensor leaves replaced, in order, by ``tensors``."""
+    queue = iter(tensors)
+
+    def rebuild(value):
+        if isinstance(value, Tensor):
+            return next(queue)
+        if isinstance(value, dict):
+            return {k: rebuild(v) for k, v in value.items()}
+        if isinstance(value, tuple | list):
+            return type(value)(rebuild(v) for v in value)
+        return value
+
+    return rebuild(structure)
+
+
 def as_outputs(out, fn: Callable) -> tuple[list[Tensor], bool]:
-    """The tensors a function returned, and whether it returned a tuple."""
+    """The tensors a function returned, and whether it returned a tuple.
+
+    Nested tuples, lists and dicts are flattened to their Tensor leaves (MindSpore sums the
+    gradients of every leaf); numbers in them are constants and add nothing to a gradient.
+    """
     if isinstance(out, Tensor):
         return [out], False
-    if isinstance(out, tuple | list) and out and all(isinstance(o, Tensor) for o in out):
-        return list(out), True
+    if isinstance(out, tuple | list | dict | bool | int | float):
+        return tensor_leaves(out), True
     kind = type(out).__name__
     raise GradError(
         f"{fn_name(fn)} returned {kind} ({out!r:.60}); a differentiated function must return "
-        "a Tensor or a tuple of Tensors"
+        "a Tensor, a number, or a tuple, list or dict of them"
     )
 
 

@@ -41,7 +41,12 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
     def __call__(self, *args, **kwargs):
-        return self.construct(*args, **kwargs)
+        out = self.construct(*args, **kwargs)
+        if callable(getattr(self, "bprop", None)) and not kwargs:
+            from symgrad.nn.bprop import with_bprop
+
+            return with_bprop(self, args, out)
+        return out
 
     def parameters_and_names(
         self, name_prefix: str = "", expand: bool = True
@@ -79,6 +84,20 @@ class Cell:
         return self
 
     def set_grad(self, requires_grad: bool = True) -> Cell:
+        return self
+
+    def set_inputs(self, *inputs) -> None:
+        """MindSpore declares dynamic input shapes for graph compilation; symgrad records them."""
+        object.__setattr__(self, "inputs_declared", inputs)
+
+    def add_flags(self, **flags) -> Cell:
+        """Attach MindSpore compilation flags (recorded, no effect on symgrad's graphs)."""
+        self.__dict__.setdefault("_flags", {}).update(flags)
+        return self
+
+    def add_flags_recursive(self, **flags) -> Cell:
+        for _, cell in self.cells_and_names():
+            cell.add_flags(**flags)
         return self
 
     def __repr__(self) -> str:

@@ -21,7 +21,7 @@ class Jvp(Cell):
 
 
 class Vjp(Cell):
-    """``Vjp(fn)(*inputs, v)`` returns ``(fn(*inputs), (v @ J for each input))``."""
+    """``Vjp(fn)(*inputs, v)`` returns ``(fn(*inputs), v @ J)``: a tuple over inputs, one Tensor for one input."""
 
     def __init__(self, fn: Callable):
         super().__init__()
@@ -29,4 +29,5 @@ class Vjp(Cell):
 
     def construct(self, *args):
         *inputs, v = args
-        return vjp(self.fn, tuple(inputs), v)
+        out, grads = vjp(self.fn, tuple(inputs), v)
+        return out, (grads[0] if len(grads) == 1 else grads)  # one input: a Tensor, as MindSpore

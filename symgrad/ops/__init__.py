@@ -6,6 +6,7 @@ or written by hand where MindSpore's signature needs it; ``__all__`` lists them 
 
 from symgrad.autodiff.api import (
     GradOperation,
+    get_grad,
     grad,
     hessian,
     jacfwd,
@@ -14,6 +15,7 @@ from symgrad.autodiff.api import (
     value_and_grad,
     vjp,
 )
+from symgrad.autodiff.taylor import derivative, jet, linearize  # noqa: F401 - listed in __all__
 from symgrad.ops import functional as _functional
 from symgrad.ops import primitives as _primitives
 
@@ -21,9 +23,24 @@ globals().update({name: getattr(_functional, name) for name in _functional.__all
 globals().update({name: getattr(_primitives, name) for name in _primitives.__all__})
 
 __all__ = sorted(
-    ["GradOperation", "grad", "hessian", "jacfwd", "jacrev", "jvp", "value_and_grad", "vjp"]
-    + _functional.__all__
-    + _primitives.__all__
+    set(
+        [
+            "GradOperation",
+            "derivative",
+            "get_grad",
+            "grad",
+            "jet",
+            "linearize",
+            "hessian",
+            "jacfwd",
+            "jacrev",
+            "jvp",
+            "value_and_grad",
+            "vjp",
+        ]
+        + _functional.__all__
+        + _primitives.__all__
+    )
 )
 
 

@@ -7,11 +7,17 @@ record); ops with MindSpore-specific arguments are written below by hand, and
 
 from __future__ import annotations
 
-from symgrad.autodiff.api import stop_gradient  # noqa: F401 - public here, defined with the API
+import math
+
+import numpy as np
+
+from symgrad.autodiff.api import get_grad, grad, jvp, stop_gradient, value_and_grad, vjp  # noqa: F401 - public here too
+from symgrad.autodiff.taylor import derivative, jet, linearize  # noqa: F401 - as in mindspore.ops.functional
 from symgrad.core.families.linalg import matmul as _matmul_node
 from symgrad.core.families.structural import broadcast_to as _broadcast_node
 from symgrad.core.families.structural import stack as _stack_node
 from symgrad.core.registry import OPS, OpDef
+from symgrad.errors import OpError
 from symgrad.tensor import Tensor, as_operand, merge_env
 
 
@@ -98,6 +104,109 @@ def stack(tensors, axis: int = 0) -> Tensor:
     return Tensor._wrap(_stack_node([t._node for t in ts], axis), merge_env(*ts))
 
 
+def cast(x, dtype) -> Tensor:
+    """``x`` converted to ``dtype`` (a symgrad/MindSpore dtype, NumPy dtype or name)."""
+    return as_tensor(x, "Cast", "input_x").astype(dtype)
+
+
+def ones_like(x) -> Tensor:
+    """A constant of ones with ``x``'s shape and dtype."""
+    t = as_tensor(x, "OnesLike", "input")
+    return Tensor(np.ones(t.shape, t.dtype.np))
+
+
+def zeros_like(x) -> Tensor:
+    """A constant of zeros with ``x``'s shape and dtype."""
+    t = as_tensor(x, "ZerosLike", "input")
+    return Tensor(np.zeros(t.shape, t.dtype.np))
+
+
+def addn(x) -> Tensor:
+    """The elementwise sum of a tuple or list of tensors."""
+    if not isinstance(x, tuple | list) or not x:
+        raise TypeError(f"AddN: argument 'x' must be a non-empty tuple or list of Tensors, got {x!r:.60}")
+    total = as_tensor(x[0], "AddN", "x[0]")
+    for i, t in enumerate(x[1:], 1):
+        total = total + as_tensor(t, "AddN", f"x[{i}]")
+    return total
+
+
+def split(tensor, split_size_or_sections, axis: int = 0) -> tuple:
+    """Pieces of ``tensor`` along ``axis``: of one size (an int; the last may be shorter) or the sizes given."""
+    t = as_tensor(tensor, "Split", "tensor")
+    length = t.shape[axis]
+    if isinstance(split_size_or_sections, int):
+        sizes = [split_size_or_sections] * (length // split_size_or_sections)
+        if length % split_size_or_sections:
+            sizes.append(length % split_size_or_sections)
+    else:
+        sizes = list(split_size_or_sections)
+    if sum(sizes) != length:
+        raise ValueError(f"Split: sections {sizes} do not add up to axis {axis} of shape {t.shape}")
+    pieces, start = [], 0
+    for size in sizes:
+        index = (slice(None),) * (axis % t.ndim) + (slice(start, start + size),)
+        pieces.append(t[index])
+        start += size
+    return tuple(pieces)
+
+
+def concat(tensors, axis: int = 0) -> Tensor:
+    """Tensors joined along an existing ``axis`` (pieces of equal size along it)."""
+    ts = [as_tensor(t, "Concat", f"tensors[{i}]") for i, t in enumerate(tensors)]
+    if len({t.shape for t in ts}) != 1:
+        raise OpError(
+            f"Concat: symgrad joins pieces of one shape; got shapes {[t.shape for t in ts]} "
+            "(stack and reshape them, or pad with zeros)"
+        )
+    shape = list(ts[0].shape)
+    axis = axis % len(shape)
+    joined = stack(ts, axis)  # (..., k, n, ...) -> (..., k * n, ...)
+    return joined.reshape(tuple(shape[:axis] + [len(ts) * shape[axis]] + shape[axis + 1 :]))
+
+
+def gelu(input_x, approximate: str = "none") -> Tensor:
+    """GeLU: ``x Φ(x)`` with the error function, or its tanh approximation (``approximate="tanh"``)."""
+    x = as_tensor(input_x, "GeLU", "input_x")
+    if approximate == "none":
+        return 0.5 * x * (1 + (x / math.sqrt(2))._op("erf"))
+    if approximate == "tanh":
+        return 0.5 * x * (1 + (math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x))._op("tanh"))
+    raise ValueError(f"GeLU: approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+def reduce_max(x, axis=(), keep_dims: bool = False) -> Tensor:
+    """The maximum over ``axis`` (all axes when empty), as a chain of Maximum ops (ties share the gradient)."""
+    t = as_tensor(x, "ReduceMax", "x")
+    axes = range(t.ndim) if axis in ((), None) else [a % t.ndim for a in np.atleast_1d(axis).tolist()]
+    for a in sorted(axes, reverse=True):
+        pieces = [t[(slice(None),) * a + (i,)] for i in range(t.shape[a])]
+        best = pieces[0]
+        for p in pieces[1:]:
+            best = best._op("maximum", p)
+        t = best.expand_dims(a) if keep_dims else best
+    return t
+
+
+def vmap(fn, in_axes=0, out_axes=0):
+    """``fn`` mapped over an axis of its inputs: one traced call per example, results stacked on ``out_axes``."""
+
+    def mapped(*args):
+        axes = in_axes if isinstance(in_axes, tuple | list) else (in_axes,) * len(args)
+        sizes = {a.shape[ax] for a, ax in zip(args, axes) if ax is not None and isinstance(a, Tensor)}
+        if len(sizes) != 1:
+            raise ValueError(f"vmap: the mapped axes of the inputs must have one size, got {sorted(sizes)}")
+        results = []
+        for i in range(sizes.pop()):
+            example = [a if ax is None else a[(slice(None),) * ax + (i,)] for a, ax in zip(args, axes)]
+            results.append(fn(*example))
+        if isinstance(results[0], tuple | list):
+            return tuple(stack([r[k] for r in results], out_axes) for k in range(len(results[0])))
+        return stack(results, out_axes)
+
+    return mapped
+
+
 def squeeze(x, axis=None) -> Tensor:
     """``x`` without its size-1 axes (those in ``axis`` when given): a reshape."""
     return as_tensor(x, "Squeeze", "x").squeeze(axis)
@@ -109,6 +218,31 @@ def expand_dims(x, axis: int) -> Tensor:
 
 
 __all__ = sorted(
-    [*GENERATED, "broadcast_to", "expand_dims", "matmul", "mean", "reduce_sum", "reshape", "squeeze"]
-    + ["stack", "stop_gradient", "sum", "transpose"]
+    [
+        *GENERATED,
+        "addn",
+        "broadcast_to",
+        "cast",
+        "concat",
+        "expand_dims",
+        "matmul",
+        "mean",
+        "reduce_sum",
+        "reshape",
+        "squeeze",
+    ]
+    + [
+        "gelu",
+        "get_grad",
+        "ones_like",
+        "reduce_max",
+        "split",
+        "vmap",
+        "stack",
+        "stop_gradient",
+        "sum",
+        "transpose",
+        "zeros_like",
+    ]
+    + ["derivative", "grad", "jet", "jvp", "linearize", "value_and_grad", "vjp"]
 )

@@ -34,6 +34,83 @@ GENERATED = {
 globals().update(GENERATED)
 
 
+class AddN(Primitive):
+    """``AddN()(x)``: the sum of a tuple of tensors."""
+
+    def __call__(self, x):
+        return F.addn(x)
+
+
+class Shape(Primitive):
+    """``Shape()(x)``: the shape as a tuple of ints."""
+
+    def __call__(self, input_x):
+        return F.as_tensor(input_x, "Shape", "input_x").shape
+
+
+class Split(Primitive):
+    """``Split(axis=0, output_num=1)(x)``: ``output_num`` equal pieces along ``axis``."""
+
+    def __init__(self, axis: int = 0, output_num: int = 1):
+        self.axis, self.output_num = axis, output_num
+
+    def __call__(self, x):
+        t = F.as_tensor(x, "Split", "x")
+        if t.shape[self.axis] % self.output_num:
+            raise ValueError(
+                f"Split: axis {self.axis} of shape {t.shape} does not split into {self.output_num}"
+            )
+        return F.split(t, t.shape[self.axis] // self.output_num, self.axis)
+
+
+class Concat(Primitive):
+    """``Concat(axis=0)(tensors)``."""
+
+    def __init__(self, axis: int = 0):
+        self.axis = axis
+
+    def __call__(self, tensors):
+        return F.concat(tensors, self.axis)
+
+
+class OnesLike(Primitive):
+    """``OnesLike()(x)``."""
+
+    def __call__(self, x):
+        return F.ones_like(x)
+
+
+class ZerosLike(Primitive):
+    """``ZerosLike()(x)``."""
+
+    def __call__(self, x):
+        return F.zeros_like(x)
+
+
+class ReduceMax(Primitive):
+    """``ReduceMax(keep_dims=False)(x, axis=())``."""
+
+    def __init__(self, keep_dims: bool = False):
+        self.keep_dims = keep_dims
+
+    def __call__(self, x, axis=()):
+        return F.reduce_max(x, axis, self.keep_dims)
+
+
+class GeLU(Primitive):
+    """``GeLU()(x)``: the exact (error-function) GeLU."""
+
+    def __call__(self, x):
+        return F.gelu(x)
+
+
+class Cast(Primitive):
+    """``Cast()(x, dtype)``."""
+
+    def __call__(self, input_x, dtype):
+        return F.cast(input_x, dtype)
+
+
 class MatMul(Primitive):
     """``MatMul(transpose_a=False, transpose_b=False)(x, y)``."""
 
@@ -103,6 +180,24 @@ class StopGradient(Primitive):
 
 
 __all__ = sorted(
-    [*GENERATED, "BroadcastTo", "MatMul", "Primitive", "ReduceMean", "ReduceSum", "Reshape", "Stack"]
+    [
+        *GENERATED,
+        "AddN",
+        "GeLU",
+        "ReduceMax",
+        "BroadcastTo",
+        "Cast",
+        "Concat",
+        "MatMul",
+        "OnesLike",
+        "Shape",
+        "Split",
+        "ZerosLike",
+        "Primitive",
+        "ReduceMean",
+        "ReduceSum",
+        "Reshape",
+        "Stack",
+    ]
     + ["StopGradient", "Transpose"]
 )

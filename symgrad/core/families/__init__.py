@@ -3,6 +3,8 @@
 from symgrad.core.families import (  # noqa: F401
     activations,
     arithmetic,
+    conversion,
+    custom,
     linalg,
     nondiff,
     structural,

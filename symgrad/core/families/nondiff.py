@@ -1,4 +1,4 @@
-"""Ops whose derivative is zero: sign, heaviside, comparisons, stop_gradient.
+"""Ops whose derivative is zero: sign, heaviside, comparisons (==, !=, <, <=, >, >=), stop_gradient.
 
 ``stop_gradient`` is an ordinary op with a zero rule: its value is its argument,
 and both sweeps stop at it, which removes its branch from every derivative.
@@ -66,5 +66,21 @@ _nondiff(
 _nondiff(
     "equal", "Equal", 2, lambda a, b: sympy.Eq(a, b),
     numpy="np.equal({0}, {1})", c="({0} == {1})", mindspore="ops.equal({0}, {1})",
-    infer=_boolean("Equal"), notation="{0} == {1}",
+    infer=_boolean("Equal"), api=Api(("Equal",), ("equal", "eq"), ("__eq__",)), notation="{0} == {1}",
+)  # fmt: skip
+_nondiff(
+    "not_equal", "NotEqual", 2, lambda a, b: sympy.Ne(a, b),
+    numpy="np.not_equal({0}, {1})", c="({0} != {1})", mindspore="ops.ne({0}, {1})",
+    infer=_boolean("NotEqual"), api=Api(("NotEqual",), ("not_equal", "ne"), ("__ne__",)), notation="{0} != {1}",
+)  # fmt: skip
+_nondiff(
+    "greater_equal", "GreaterEqual", 2, lambda a, b: sympy.Ge(a, b),
+    numpy="np.greater_equal({0}, {1})", c="({0} >= {1})", mindspore="ops.ge({0}, {1})",
+    infer=_boolean("GreaterEqual"), api=Api(("GreaterEqual",), ("greater_equal", "ge"), ("__ge__",)),
+    notation="{0} >= {1}",
+)  # fmt: skip
+_nondiff(
+    "less_equal", "LessEqual", 2, lambda a, b: sympy.Le(a, b),
+    numpy="np.less_equal({0}, {1})", c="({0} <= {1})", mindspore="ops.le({0}, {1})",
+    infer=_boolean("LessEqual"), api=Api(("LessEqual",), ("less_equal", "le"), ("__le__",)), notation="{0} <= {1}",
 )  # fmt: skip

@@ -1,0 +1,209 @@
+"""MindSpore behaviours beyond the guide (the conformance issue), each checked against an independent value."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import symgrad
+from symgrad import Parameter, Tensor, nn, ops
+from symgrad import dtype as mstype
+from symgrad.ops.functional import derivative, jet, linearize
+
+
+class Affine(nn.Cell):
+    def __init__(self, w, b, requires_grad=True):
+        super().__init__()
+        self.w = Parameter(w, name="w")
+        self.b = Parameter(b, name="b", requires_grad=requires_grad)
+
+    def construct(self, x):
+        return self.w * x + self.b
+
+
+def test_integer_inputs_get_integer_gradients():
+    net = Affine(Tensor([6], mstype.int32), Tensor([2], mstype.int32))
+    dx = ops.GradOperation()(net)(Tensor([10], mstype.int32))
+    assert dx.dtype == mstype.int32 and dx.asnumpy().tolist() == [6]
+    dw = ops.GradOperation(get_by_list=True)(net, net.w)(Tensor([10], mstype.int32))
+    assert dw.dtype == mstype.int32 and dw.asnumpy().tolist() == [10]
+    # through a float op the gradient is truncated toward zero, as Cast does
+    g = ops.grad(lambda x: ops.sin(x) * 3)(Tensor([1, 2], mstype.int32))
+    assert g.dtype == mstype.int32
+    np.testing.assert_array_equal(g.asnumpy(), np.trunc(3 * np.cos([1.0, 2.0])).astype(np.int32))
+
+
+def test_cast_value_derivative_and_backends():
+    x = Tensor(np.array([1.7, -2.5, 0.0]))
+    assert x.astype(mstype.int32).asnumpy().tolist() == [1, -2, 0]
+    assert ops.Cast()(x, mstype.bool_).asnumpy().tolist() == [True, True, False]
+    # float -> float32 -> float: the derivative passes through (cast back to the input's dtype)
+    g = ops.grad(lambda v: (ops.cast(v, mstype.float32) ** 2).sum())(x)
+    assert g.dtype == mstype.float64
+    np.testing.assert_allclose(g.asnumpy(), 2 * x.asnumpy(), rtol=1e-6)
+    v = symgrad.placeholder("v", (3,))
+    for backend in ("numpy", "c"):
+        out = symgrad.kernel([ops.cast(v, mstype.int32)], [v], backend=backend)(np.array([[1.7, -2.5, 0.2]]))[
+            0
+        ]
+        np.testing.assert_array_equal(np.asarray(out).ravel(), [1, -2, 0])
+
+
+def test_comparisons_are_elementwise():
+    a, b = Tensor([1.0, 2.0, 3.0]), Tensor([1.0, 0.0, 4.0])
+    assert (a == b).asnumpy().tolist() == [True, False, False]
+    assert (a != b).asnumpy().tolist() == [False, True, True]
+    assert (a <= b).asnumpy().tolist() == [True, False, True]
+    assert (a >= b).asnumpy().tolist() == [True, True, False]
+    assert bool(Tensor(1, mstype.int32) == 1)
+    assert {a: 1}[a] == 1  # still hashable by identity
+
+
+def test_weights_default_to_trainable_parameters():
+    net = Affine(Tensor([3.0]), Tensor([1.0]), requires_grad=False)
+    grads = ops.GradOperation(get_by_list=True)(net)(Tensor([2.0]))
+    assert len(grads) == 1 and grads[0].asnumpy().tolist() == [2.0]  # only w: b is not trainable
+
+
+def test_calls_without_tensor_inputs_and_structured_outputs():
+    class Constant(nn.Cell):
+        def construct(self):
+            return 3
+
+    assert ops.GradOperation()(Constant())() == ()
+    assert ops.GradOperation(get_all=True, get_by_list=True)(Constant())() == ((), ())
+    assert ops.grad(lambda x, y: x + y)(1, 2) == ()
+
+    def nested(x):
+        return {"a": x * x, "b": (x * 3, [ops.sin(x)])}
+
+    x = Tensor([0.5, 1.0])
+    value, g = ops.value_and_grad(nested)(x)
+    assert set(value) == {"a", "b"} and isinstance(value["b"][1], list)
+    np.testing.assert_allclose(g.asnumpy(), 2 * x.asnumpy() + 3 + np.cos(x.asnumpy()), rtol=1e-6)
+
+
+def test_return_ids_and_get_grad():
+    net = Affine(Tensor([2.0, 2.0]), Tensor([3.0, 3.0]))
+    x = Tensor([1.0, 2.0])
+    res = ops.grad(net, 0, net.trainable_params(), return_ids=True)(x)
+    assert res[0][0] == 0 and res[1][0][0] == "w"
+    np.testing.assert_allclose(ops.get_grad(res, 0).asnumpy(), [2.0, 2.0])
+    np.testing.assert_allclose(ops.get_grad(res, net.w).asnumpy(), [1.0, 2.0])
+    with pytest.raises(RuntimeError, match="no gradient for 1"):
+        ops.get_grad(res, 1)
+
+
+def test_error_types_are_the_builtins_mindspore_raises():
+    with pytest.raises(RuntimeError, match="empty tuple"):
+        ops.grad(ops.sin, ())(Tensor([1.0]))
+    with pytest.raises(IndexError, match="out of range"):
+        ops.grad(ops.sin, 2)(Tensor([1.0]))
+    with pytest.raises(TypeError, match="input 0 and its tangent must be Tensors"):
+        ops.jvp(ops.sin, Tensor([1.0]), 1.0)
+
+
+def test_jit_follows_the_values_of_each_call():
+    @symgrad.jit
+    def f(x):
+        return x * 2 if float(x.sum()) > 0 else x * -3
+
+    assert f(Tensor([1.0])).asnumpy().tolist() == [2.0]
+    assert f(Tensor([-1.0])).asnumpy().tolist() == [3.0]
+    with pytest.warns(UserWarning, match="control flow|float"):
+        g = ops.grad(f)(Tensor([-1.0]))
+    assert g.asnumpy().tolist() == [-3.0]
+
+
+def test_custom_bprop_replaces_the_traced_derivative():
+    class MulAdd(nn.Cell):
+        def construct(self, x, y):
+            return 2 * x + y
+
+        def bprop(self, x, y, out, dout):
+            return 2 * dout, 2 * y  # deliberately not the true derivative
+
+    x, y = Tensor([1.0, 2.0]), Tensor([3.0, 4.0])
+    dx, dy = ops.GradOperation(get_all=True)(MulAdd())(x, y)
+    assert dx.asnumpy().tolist() == [2.0, 2.0] and dy.asnumpy().tolist() == [6.0, 8.0]
+
+    class Scalar(nn.Cell):
+        def construct(self, x):
+            return x * x
+
+        def bprop(self, x, out, dout):
+            return (5.0,)  # a number: broadcast to the input's shape
+
+    assert ops.grad(Scalar())(Tensor([1.0, 2.0])).asnumpy().tolist() == [5.0, 5.0]
+
+
+def test_aux_and_vjp_structures():
+    def fn(x, y):
+        return 2 * x + y, y**3
+
+    x, y = Tensor([1.0, 2.0]), Tensor([3.0, 4.0])
+    out, vjp_fn, aux = ops.vjp(fn, x, y, has_aux=True)
+    assert isinstance(aux, Tensor) and aux.asnumpy().tolist() == [27.0, 64.0]
+    gx, gy = vjp_fn(Tensor([1.0, 1.0]))
+    assert gx.asnumpy().tolist() == [2.0, 2.0] and gy.asnumpy().tolist() == [1.0, 1.0]
+    _, tangent, aux = ops.jvp(fn, (x, y), (Tensor([1.0, 0.0]), Tensor([0.0, 0.0])), has_aux=True)
+    assert isinstance(aux, Tensor) and tangent.asnumpy().tolist() == [2.0, 0.0]
+    primal, dx = nn.Vjp(lambda v: v * v)(x, Tensor([1.0, 1.0]))
+    assert isinstance(dx, Tensor) and dx.asnumpy().tolist() == [2.0, 4.0]
+
+
+def test_vjp_with_weights():
+    net = Affine(Tensor([2.0, 2.0]), Tensor([3.0, 3.0]))
+    x = Tensor([1.0, 5.0])
+    out, vjp_fn = ops.vjp(net, x, weights=net.trainable_params())
+    (dx,), (dw, db) = vjp_fn(Tensor([1.0, 1.0]))
+    assert dx.asnumpy().tolist() == [2.0, 2.0] and dw.asnumpy().tolist() == [1.0, 5.0]
+    assert db.asnumpy().tolist() == [1.0, 1.0]
+
+
+def test_jet_and_derivative_match_the_chain_rule():
+    # f(x) = exp(sin x) along x(t) = x0 + t: the derivatives are those of exp(sin(x0 + t)) at t = 0
+    def f(x):
+        return ops.exp(ops.sin(x))
+
+    x0 = 0.7
+    s, c, e = math.sin(x0), math.cos(x0), math.exp(math.sin(x0))
+    d1 = e * c
+    d2 = e * (c * c - s)
+    d3 = e * (c**3 - 3 * s * c - c)
+    primal, series = jet(f, Tensor([x0], mstype.float64), Tensor([[1.0], [0.0], [0.0]], mstype.float64))
+    np.testing.assert_allclose(primal.asnumpy(), [e], rtol=1e-12)
+    np.testing.assert_allclose(series.asnumpy().ravel(), [d1, d2, d3], rtol=1e-12)
+    _, third = derivative(f, Tensor([x0], mstype.float64), 3)
+    np.testing.assert_allclose(third.asnumpy(), [d3], rtol=1e-12)
+    # a curved path: x(t) = x0 + t + t^2 (series rows 1 and 2), so (f∘x)'' = f'' + 2 f'
+    _, series = jet(f, Tensor([x0], mstype.float64), Tensor([[1.0], [2.0]], mstype.float64))
+    np.testing.assert_allclose(series.asnumpy().ravel(), [d1, d2 + 2 * d1], rtol=1e-12)
+
+
+def test_linearize_is_jvp_at_a_fixed_point():
+    x = Tensor([1.0, 2.0])
+    primal, jvp_fn = linearize(lambda v: v**3, x)
+    np.testing.assert_allclose(primal.asnumpy(), [1.0, 8.0])
+    np.testing.assert_allclose(jvp_fn(Tensor([1.0, 0.5])).asnumpy(), [3.0, 6.0])
+
+
+def test_small_surface_ops():
+    x = Tensor(np.arange(6.0).reshape(2, 3))
+    a, b = ops.split(x, 1, axis=0)
+    assert a.shape == (1, 3) and b.asnumpy().tolist() == [[3.0, 4.0, 5.0]]
+    assert ops.concat((x, x), 1).shape == (2, 6)
+    np.testing.assert_array_equal(ops.concat((x, x), 1).asnumpy(), np.concatenate([x.asnumpy()] * 2, 1))
+    assert ops.Shape()(x) == (2, 3)
+    assert ops.ReduceMax()(x, 1).asnumpy().tolist() == [2.0, 5.0]
+    g = ops.grad(lambda v: ops.ReduceMax()(v, 1).sum())(x)
+    assert g.asnumpy().tolist() == [[0, 0, 1], [0, 0, 1]]
+    assert ops.AddN()((x, x, x)).asnumpy().tolist() == (3 * x.asnumpy()).tolist()
+    np.testing.assert_allclose(
+        ops.gelu(Tensor([1.0])).asnumpy(), [0.5 * (1 + math.erf(1 / math.sqrt(2)))], rtol=1e-6
+    )
+    assert ops.ones_like(x).asnumpy().sum() == 6 and symgrad.initializer("zeros", (2,)).shape == (2,)
+    batched = ops.vmap(lambda v: (v * v).sum())(x)
+    assert batched.asnumpy().tolist() == [5.0, 50.0]
