@@ -44,8 +44,9 @@ class GradOperation:
         self.sens_param = sens_param
 
     def __call__(self, fn: Callable, weights=None) -> Callable:
-        params = default_weights(fn, weights, "GradOperation") if self.get_by_list else []
-        single_weight = isinstance(weights, Parameter)
+        params, single_weight = (
+            default_weights(fn, weights, "GradOperation") if self.get_by_list else ([], False)
+        )
 
         def gradient_function(*args):
             sens = None
@@ -77,11 +78,11 @@ class GradOperation:
         return named_like(fn, gradient_function)
 
 
-def default_weights(fn: Callable, weights, who: str) -> list[Parameter]:
-    """``weights`` as a list; None means the network's trainable Parameters (as in MindSpore)."""
+def default_weights(fn: Callable, weights, who: str) -> tuple[list[Parameter], bool]:
+    """Like ``_weights_list``, where None means the network's trainable Parameters (as in MindSpore)."""
     if weights is None:
-        return list(fn.trainable_params()) if hasattr(fn, "trainable_params") else []
-    return _weights_list(weights, who)[0]
+        return (list(fn.trainable_params()) if hasattr(fn, "trainable_params") else []), False
+    return _weights_list(weights, who)
 
 
 def _positions(grad_position, who: str) -> tuple[list[int], bool]:
@@ -192,13 +193,13 @@ def value_and_grad(
     return _grad_impl(fn, grad_position, weights, has_aux, False, return_ids, True)
 
 
-def _as_tuple(x) -> tuple:
+def as_tuple(x) -> tuple:
     return tuple(x) if isinstance(x, tuple | list) else (x,)
 
 
 def jvp(fn: Callable, inputs, v, has_aux: bool = False):
     """Forward mode: ``(fn(*inputs), J @ v)``; ``inputs`` and ``v`` are a Tensor or tuples."""
-    ins, vs = _as_tuple(inputs), _as_tuple(v)
+    ins, vs = as_tuple(inputs), as_tuple(v)
     outs, tangents, is_tuple = forward(fn, ins, vs)
     if has_aux:
         return outs[0], tangents[0], _aux(outs[1:])

@@ -14,14 +14,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from symgrad.autodiff.api import jvp
+from symgrad.autodiff.api import as_tuple, jvp
 from symgrad.autodiff.tracing import named_like
-from symgrad.errors import GradError
+from symgrad.errors import GradError, GradTypeError
 from symgrad.tensor import Tensor
-
-
-def _as_tuple(value) -> tuple:
-    return tuple(value) if isinstance(value, tuple | list) else (value,)
 
 
 def _check(primals: tuple, series: tuple, who: str) -> int:
@@ -30,7 +26,7 @@ def _check(primals: tuple, series: tuple, who: str) -> int:
     orders = set()
     for i, (x, s) in enumerate(zip(primals, series)):
         if not isinstance(x, Tensor) or not isinstance(s, Tensor):
-            raise TypeError(f"{who}: primals[{i}] and series[{i}] must be Tensors")
+            raise GradTypeError(f"{who}: primals[{i}] and series[{i}] must be Tensors")
         if s.shape[1:] != x.shape or s.ndim != x.ndim + 1:
             raise GradError(
                 f"{who}: series[{i}] must have shape (order,) + {x.shape}, the primal's shape; got {s.shape}"
@@ -43,7 +39,7 @@ def _check(primals: tuple, series: tuple, who: str) -> int:
 
 def jet(fn: Callable, primals, series):
     """``(fn(primals), out_series)``: the derivatives of ``fn`` along the path given by ``series``."""
-    xs, ss = _as_tuple(primals), _as_tuple(series)
+    xs, ss = as_tuple(primals), as_tuple(series)
     order = _check(xs, ss, "jet")
     dtype = xs[0].dtype
 
@@ -83,7 +79,7 @@ def derivative(fn: Callable, primals, order: int):
     """``(fn(primals), d^order/dt^order fn(primals + t))``: the order-th derivative along all-ones directions."""
     if not isinstance(order, int) or isinstance(order, bool) or order < 1:
         raise GradError(f"derivative: order must be a positive int, got {order!r}")
-    xs = _as_tuple(primals)
+    xs = as_tuple(primals)
     series = tuple(
         Tensor(np.concatenate([np.ones((1, *x.shape)), np.zeros((order - 1, *x.shape))]).astype(x.dtype.np))
         for x in xs
@@ -96,7 +92,7 @@ def derivative(fn: Callable, primals, order: int):
 
 def linearize(fn: Callable, inputs):
     """``(fn(inputs), jvp_fn)`` where ``jvp_fn(v)`` is the Jacobian of ``fn`` at ``inputs`` times ``v``."""
-    xs = _as_tuple(inputs)
+    xs = as_tuple(inputs)
     out = fn(*xs)
 
     def jvp_fn(*v):

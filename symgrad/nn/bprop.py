@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from symgrad.core.families.conversion import cast
-from symgrad.core.families.structural import unbroadcast
+from symgrad.core.families.structural import unbroadcast, zeros_like
 from symgrad.core.graph import Node
 from symgrad.core.registry import make_node
 from symgrad.errors import GradError
@@ -25,7 +25,7 @@ class BpropRule:
         inputs = iter(node.args[1:])
         args = [Tensor._wrap(next(inputs), self.env) if isinstance(a, Tensor) else a for a in self.args]
         douts = [
-            Tensor._wrap(ct, self.env) if i == self.index else Tensor._wrap(_zeros(o._node), {})
+            Tensor._wrap(ct, self.env) if i == self.index else Tensor._wrap(zeros_like(o._node), {})
             for i, o in enumerate(self.outputs)
         ]
         out = self.outputs[0] if len(self.outputs) == 1 else tuple(self.outputs)
@@ -37,12 +37,6 @@ class BpropRule:
             raise GradError(f"{who} returned {len(grads)} gradient(s) for {len(self.args)} input(s)")
         tensor_grads = [g for a, g in zip(self.args, grads) if isinstance(a, Tensor)]
         return [_as_cotangent(g, x, who) for x, g in zip(node.args[1:], tensor_grads)]
-
-
-def _zeros(node: Node) -> Node:
-    from symgrad.core.families.structural import zeros_like
-
-    return zeros_like(node)
 
 
 def _as_cotangent(grad, x: Node, who: str) -> Node | None:

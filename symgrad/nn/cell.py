@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterator
 
+from symgrad.nn.bprop import with_bprop
 from symgrad.parameter import Parameter
 
 
@@ -43,8 +44,6 @@ class Cell:
     def __call__(self, *args, **kwargs):
         out = self.construct(*args, **kwargs)
         if callable(getattr(self, "bprop", None)) and not kwargs:
-            from symgrad.nn.bprop import with_bprop
-
             return with_bprop(self, args, out)
         return out
 

@@ -4,44 +4,16 @@ The op classes and functions are generated from the op table (``symgrad.core.reg
 or written by hand where MindSpore's signature needs it; ``__all__`` lists them all.
 """
 
-from symgrad.autodiff.api import (
-    GradOperation,
-    get_grad,
-    grad,
-    hessian,
-    jacfwd,
-    jacrev,
-    jvp,
-    value_and_grad,
-    vjp,
-)
-from symgrad.autodiff.taylor import derivative, jet, linearize  # noqa: F401 - listed in __all__
+from symgrad.autodiff.api import GradOperation, hessian, jacfwd, jacrev
 from symgrad.ops import functional as _functional
 from symgrad.ops import primitives as _primitives
 
+# the functional module already holds grad, jvp, vjp, value_and_grad, get_grad, jet, ... (as MindSpore's)
 globals().update({name: getattr(_functional, name) for name in _functional.__all__})
 globals().update({name: getattr(_primitives, name) for name in _primitives.__all__})
 
-__all__ = sorted(
-    set(
-        [
-            "GradOperation",
-            "derivative",
-            "get_grad",
-            "grad",
-            "jet",
-            "linearize",
-            "hessian",
-            "jacfwd",
-            "jacrev",
-            "jvp",
-            "value_and_grad",
-            "vjp",
-        ]
-        + _functional.__all__
-        + _primitives.__all__
-    )
-)
+__all__ = sorted(["GradOperation", "hessian", "jacfwd", "jacrev"] + _functional.__all__ + _primitives.__all__)
+assert len(set(__all__)) == len(__all__), "a name is defined twice in symgrad.ops"
 
 
 def __getattr__(name: str):

@@ -169,9 +169,9 @@ def gelu(input_x, approximate: str = "none") -> Tensor:
     """GeLU: ``x Φ(x)`` with the error function, or its tanh approximation (``approximate="tanh"``)."""
     x = as_tensor(input_x, "GeLU", "input_x")
     if approximate == "none":
-        return 0.5 * x * (1 + (x / math.sqrt(2))._op("erf"))
+        return 0.5 * x * (1 + GENERATED["erf"](x / math.sqrt(2)))
     if approximate == "tanh":
-        return 0.5 * x * (1 + (math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x))._op("tanh"))
+        return 0.5 * x * (1 + GENERATED["tanh"](math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)))
     raise ValueError(f"GeLU: approximate must be 'none' or 'tanh', got {approximate!r}")
 
 
@@ -183,7 +183,7 @@ def reduce_max(x, axis=(), keep_dims: bool = False) -> Tensor:
         pieces = [t[(slice(None),) * a + (i,)] for i in range(t.shape[a])]
         best = pieces[0]
         for p in pieces[1:]:
-            best = best._op("maximum", p)
+            best = GENERATED["maximum"](best, p)
         t = best.expand_dims(a) if keep_dims else best
     return t
 
