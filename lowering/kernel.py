@@ -41,6 +41,11 @@ class Kernel:
         self._program, self._fn = backend.build(self._outputs, self._args, self.reductions)
         self.chunk = CHUNK  # points per chunk on NumPy and C (bounds memory); None runs all at once
 
+    def __reduce__(self):
+        """Pickled as its graph and backend name and rebuilt on load (a Dask worker compiles its own copy;
+        C kernels come from the worker's kernel cache when it has one)."""
+        return (_rebuild, (self._outputs, self._args, self.backend, self.reductions, self.chunk))
+
     @property
     def source(self) -> str:
         """The generated source: Python for NumPy, PyTorch and MindSpore, C for ``c``, CUDA for ``cupy``."""
@@ -69,11 +74,19 @@ class Kernel:
             else:
                 out = self._fn(*values, self._program.consts, batch)
         like = next((v for v in values if backend.is_float(v)), None)
+        data_dtypes = [d for d in map(_numpy_dtype, values) if d is not None and d.kind == "f"]
         results = []
         count = math.prod(batch)
         for value, node, reduction in zip(out, self._outputs, self.reductions):
-            # a weakly typed result (a Python number) takes the dtype of the float inputs
+            # a weakly typed result (a Python number) takes the dtype of the float inputs; a typed one
+            # keeps its own (raised to the data's precision), even where weakly typed arrays (broadcast
+            # numbers) were computed in float64
             value = backend.asarray_like(value, like if node.dtype is None else None)
+            got = _numpy_dtype(value)
+            if node.dtype is not None and got is not None and got.kind == "f" and node.dtype.kind == "f":
+                wanted = np.result_type(node.dtype, *data_dtypes)
+                if got != wanted:
+                    value = backend.astype(value, wanted)
             if reduction == "mean":
                 value = value / count
             full = (batch if reduction is None else ()) + node.shape
@@ -177,6 +190,14 @@ class Kernel:
             return tuple(np.broadcast_shapes(*leading)) if leading else ()
         except ValueError:
             raise OpError(f"kernel arguments have batch shapes {leading} that do not broadcast") from None
+
+
+def _rebuild(outputs, args, backend_name: str, reductions, chunk) -> Kernel:
+    from lowering import BACKENDS
+
+    kernel = Kernel(outputs, args, BACKENDS[backend_name], reductions)
+    kernel.chunk = chunk
+    return kernel
 
 
 def _numpy_dtype(data) -> np.dtype | None:

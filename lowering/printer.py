@@ -32,15 +32,18 @@ class Program:
     lines: dict[int, str] = field(default_factory=dict)  # source line -> the op it computes, for messages
 
 
+_INTERNAL = re.compile(r"[tcra]\d+")  # the generated code's own names: intermediates t0, constants c0, ...
+
+
 def _identifier(name: str, taken: set[str]) -> str:
     base = re.sub(r"\W", "_", name) or "arg"
     if base[0].isdigit():
         base = f"p{base}"
-    if keyword.iskeyword(base):
+    if keyword.iskeyword(base) or _INTERNAL.fullmatch(base):
         base = f"{base}_"
     candidate, k = base, 1
-    while candidate in taken:
-        candidate, k = f"{base}{k}", k + 1
+    while candidate in taken:  # a second "t" becomes "t_1", never an intermediate's name
+        candidate, k = f"{base}_{k}", k + 1
     taken.add(candidate)
     return candidate
 

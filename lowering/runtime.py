@@ -118,14 +118,38 @@ class ArrayRuntime:
 
     def erf(self, x):
         """The error function: the library's own (PyTorch, MindSpore), else SciPy's, else ``math.erf``."""
-        own = getattr(self.xp, "erf", None)
+        return self._special("erf", x)
+
+    def erfc(self, x):
+        """1 - erf(x), without the cancellation for large x."""
+        return self._special("erfc", x)
+
+    def _special(self, name: str, x):
+        own = getattr(self.xp, name, None)
         if own is not None:
             return own(x)
         try:
-            from scipy.special import erf
+            import scipy.special
         except ImportError:  # SciPy is optional: exact but slow, one Python call per element
-            return self.xp.vectorize(math.erf, otypes=[self.xp.asarray(x).dtype])(x)
-        return erf(x)
+            return self.xp.vectorize(getattr(math, name), otypes=[self.xp.asarray(x).dtype])(x)
+        return getattr(scipy.special, name)(x)
+
+    def softplus(self, x):
+        """log(1 + exp(x)) without overflow: max(x, 0) + log1p(exp(-|x|))."""
+        xp = self.xp
+        return xp.maximum(x, 0 * x) + xp.log1p(xp.exp(-xp.abs(x)))
+
+    def silu(self, x):
+        return x * self.sigmoid(x)
+
+    def gelu(self, x):
+        return 0.5 * x * (1 + self.erf(x * math.sqrt(0.5)))
+
+    def leaky_relu(self, x, alpha: float):
+        return self.xp.where(x > 0, x, alpha * x)
+
+    def elu(self, x, alpha: float):
+        return self.xp.where(x > 0, x, alpha * self.xp.expm1(self.xp.minimum(x, 0 * x)))
 
     def heaviside(self, x, h0: float):
         """1 where ``x`` > 0, ``h0`` where it is 0, else 0 (NaN included: a step, not a number)."""

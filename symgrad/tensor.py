@@ -217,7 +217,19 @@ class Tensor:
         return self
 
     def __getitem__(self, index) -> Tensor:
+        parts = index if isinstance(index, tuple) else (index,)
+        if any(isinstance(p, Tensor) for p in parts):  # an integer Tensor index is read as its value
+            parts = tuple(p.__index__() if isinstance(p, Tensor) else p for p in parts)
+            index = parts if isinstance(index, tuple) else parts[0]
         return Tensor._wrap(getitem(self._node, index), self._env)
+
+    def __index__(self) -> int:
+        """A one-element integer Tensor as a Python int (``x[i]``, ``items[i]``, ``range(n)``)."""
+        if self.dtype.np.kind not in "iub" or self.size != 1:
+            raise TypeError(
+                f"only a one-element integer Tensor can be an index, got dtype {self.dtype} and shape {self.shape}"
+            )
+        return int(self.item())
 
     def reshape(self, *shape) -> Tensor:
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple | list) else shape

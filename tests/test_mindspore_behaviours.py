@@ -207,3 +207,88 @@ def test_small_surface_ops():
     assert ops.ones_like(x).asnumpy().sum() == 6 and symgrad.initializer("zeros", (2,)).shape == (2,)
     batched = ops.vmap(lambda v: (v * v).sum())(x)
     assert batched.asnumpy().tolist() == [5.0, 50.0]
+
+
+def test_sens_for_a_dict_output_is_a_dict_of_the_same_keys():
+    def fn(x):
+        return {"square": x * x, "sine": ops.sin(x)}
+
+    x = Tensor(np.array([0.3, -1.2]))
+    sens = {"square": Tensor(np.array([2.0, 3.0])), "sine": Tensor(np.array([-1.0, 0.5]))}
+    got = ops.GradOperation(sens_param=True)(fn)(x, sens)
+    expected = 2 * x.asnumpy() * [2.0, 3.0] + np.cos(x.asnumpy()) * [-1.0, 0.5]
+    np.testing.assert_allclose(got.asnumpy(), expected, rtol=1e-14)
+    with pytest.raises(symgrad.errors.GradError, match="sens must match the network output"):
+        ops.GradOperation(sens_param=True)(fn)(x, {"square": sens["square"]})
+
+
+def test_momentum_follows_mindsporess_update_rule():
+    p = Parameter(Tensor(np.array([1.0, -2.0])), name="p")
+    opt = nn.Momentum([p], learning_rate=0.1, momentum=0.9, weight_decay=0.01)
+    g1, g2 = np.array([0.5, 0.25]), np.array([-1.0, 2.0])
+    opt((Tensor(g1),))
+    accum = g1 + 0.01 * np.array([1.0, -2.0])
+    expected = np.array([1.0, -2.0]) - 0.1 * accum
+    np.testing.assert_allclose(p.asnumpy(), expected)
+    opt((Tensor(g2),))
+    accum = 0.9 * accum + g2 + 0.01 * expected
+    np.testing.assert_allclose(p.asnumpy(), expected - 0.1 * accum)
+    with pytest.raises(ValueError, match="Momentum: 2 gradients for 1 parameters"):
+        opt((Tensor(g1), Tensor(g2)))
+
+
+def test_forward_value_and_grad_and_train_one_step():
+    net = Affine(Tensor(np.array([2.0])), Tensor(np.array([0.5])))
+    x = Tensor(np.array([3.0]))
+    value, (gx, gw) = nn.ForwardValueAndGrad(net, get_all=True, get_by_list=True)(x)
+    np.testing.assert_allclose(value.asnumpy(), [6.5])
+    np.testing.assert_allclose(gx[0].asnumpy(), [2.0])
+    np.testing.assert_allclose([g.asnumpy()[0] for g in gw], [3.0, 1.0])
+    loss_net = nn.WithLossCell(net, nn.MSELoss())
+    step = nn.TrainOneStepCell(loss_net, nn.Momentum(net.trainable_params(), 0.01, 0.0))
+    label = Tensor(np.array([10.0]))
+    loss = step(x, label)  # (6.5 - 10)^2 = 12.25; d/dw = 2 (w x + b - y) x = -21, d/db = -7
+    np.testing.assert_allclose(loss.asnumpy(), 12.25)
+    np.testing.assert_allclose(net.w.asnumpy(), [2.0 + 0.21])
+    np.testing.assert_allclose(net.b.asnumpy(), [0.5 + 0.07])
+    assert step(x, label).asnumpy() < 12.25
+
+
+def test_integer_tensors_index_tensors_and_lists():
+    x = Tensor(np.arange(6.0).reshape(2, 3))
+    i = Tensor(1, mstype.int32)
+    np.testing.assert_array_equal(x[i].asnumpy(), [3.0, 4.0, 5.0])
+    assert x[i, Tensor(2, mstype.int32)].asnumpy() == 5.0 and [10, 20, 30][i] == 20
+    np.testing.assert_array_equal(ops.grad(lambda t: t[i].sum())(x).asnumpy(), [[0, 0, 0], [1, 1, 1]])
+    with pytest.raises(TypeError, match="only a one-element integer Tensor can be an index"):
+        x[Tensor(np.array([1.0]))]
+
+
+def test_keyword_arguments_reach_the_function_and_sens_may_be_one():
+    x, sens = Tensor(np.array([1.0, 2.0])), Tensor(np.array([1.0, -1.0]))
+    tanh_form = ops.GradOperation(get_all=True)(ops.gelu)(x, approximate="tanh")[0].asnumpy()
+    exact_form = ops.GradOperation(get_all=True)(ops.gelu)(x)[0].asnumpy()
+    assert not np.allclose(tanh_form, exact_form)
+    weighted = ops.GradOperation(get_all=True, sens_param=True)(ops.gelu)(x, sens=sens, approximate="tanh")
+    np.testing.assert_allclose(weighted[0].asnumpy(), tanh_form * [1.0, -1.0])
+
+
+def test_gradient_hooks_and_print(capsys):
+    x = Tensor(np.array([2.0]))
+
+    def double(g):
+        return g * 2
+
+    insert = ops.InsertGradientOf(double)
+    # d/dx (x^2)^2 = 4 x^3 = 32; the hook doubles the gradient of x^2 on its way back
+    np.testing.assert_allclose(ops.grad(lambda t: ops.square(insert(t * t)))(x).asnumpy(), [64.0])
+    seen = []
+    hook = ops.HookBackward(lambda g: seen.append(g.asnumpy()))
+    np.testing.assert_allclose(ops.grad(lambda t: ops.square(hook(t * 3)))(x).asnumpy(), [36.0])
+    np.testing.assert_allclose(seen[0], [12.0])  # the gradient at the hook: 2 (3x)
+    ops.Print()("x is", x)
+    assert "x is [2.]" in capsys.readouterr().out
+    assert ops.TensorAdd()(x, x).asnumpy() == 4.0
+    from symgrad.common import ParameterTuple, dtype
+
+    assert ParameterTuple is symgrad.ParameterTuple and dtype.float32 is symgrad.float32

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from symgrad.autodiff.differentiate import check_positions, forward, in_dtype_of, reverse
@@ -48,16 +49,20 @@ class GradOperation:
             default_weights(fn, weights, "GradOperation") if self.get_by_list else ([], False)
         )
 
-        def gradient_function(*args):
-            sens = None
-            if self.sens_param:
+        def gradient_function(*args, **kwargs):
+            # keyword arguments go to ``fn`` and are not differentiated; ``sens=`` may be one of them
+            sens = kwargs.pop("sens", None) if self.sens_param else None
+            target = functools.partial(fn, **kwargs) if kwargs else fn
+            if self.sens_param and sens is not None:
+                check_arguments(target, args, "the sens value was given as sens=")
+            elif self.sens_param:
                 if not args:
                     raise GradError(
                         "GradOperation(sens_param=True): the last argument must be the sens value"
                     )
                 args, sens = args[:-1], args[-1]
                 check_arguments(
-                    fn,
+                    target,
                     args,
                     "with sens_param=True the last argument is the sens value: pass the inputs, then sens",
                 )
@@ -66,7 +71,7 @@ class GradOperation:
                 positions = [p for p, a in enumerate(args) if isinstance(a, Tensor)]
             else:  # the first input, unless only the weights were asked for
                 positions = [] if self.get_by_list or not args else [0]
-            result = reverse(fn, args, positions, params, sens, who="GradOperation")
+            result = reverse(target, args, positions, params, sens, who="GradOperation")
             gin = tuple(g for g in result.input_grads if g is not None)
             gw = result.weight_grads[0] if single_weight else tuple(result.weight_grads)
             if self.get_all and self.get_by_list:

@@ -25,9 +25,12 @@ from symgrad.tensor import Tensor
 
 
 def _sens_list(sens, outputs: list[Tensor], is_tuple: bool, who: str) -> list[Tensor]:
-    nested = isinstance(sens, tuple | list | dict) and any(isinstance(s, tuple | list | dict) for s in sens)
+    items = list(sens.values()) if isinstance(sens, dict) else sens
+    nested = isinstance(sens, dict) or (
+        isinstance(items, tuple | list) and any(isinstance(s, tuple | list | dict) for s in items)
+    )
     parts = tensor_leaves(sens) if nested else list(sens) if isinstance(sens, tuple | list) else [sens]
-    if len(parts) != len(outputs) or (is_tuple and not isinstance(sens, tuple | list)):
+    if len(parts) != len(outputs) or (is_tuple and not isinstance(sens, tuple | list | dict)):
         raise GradError(
             f"{who}: sens must match the network output: the output is "
             f"{'a tuple of ' + str(len(outputs)) if is_tuple else 'one'} Tensor(s), "
@@ -71,8 +74,9 @@ def _or_zeros(grad: Node | None, like: Node) -> Node:
 
 
 def in_dtype_of(x: Node, grad: Node) -> Node:
-    """The gradient of ``x`` in ``x``'s dtype when that is not a float (as MindSpore returns it)."""
-    if x.dtype is not None and x.dtype.kind != "f":
+    """The gradient of ``x`` in ``x``'s dtype (as MindSpore and JAX return it): a float32 input mixed
+    into float64 work gets a float32 gradient, an integer input an integer one."""
+    if x.dtype is not None and grad.dtype is not None and grad.dtype != x.dtype:
         return cast(grad, x.dtype)
     return grad
 

@@ -1,7 +1,51 @@
 """Networks: ``Cell``, layers and the Jvp/Vjp cells."""
 
+from symgrad.nn import loss, optim
 from symgrad.nn.cell import Cell
-from symgrad.nn.layers import Dense, ReLU, SequentialCell, Sigmoid, Tanh, set_seed
+from symgrad.nn.layers import (
+    ELU,
+    GELU,
+    Dense,
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    SequentialCell,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+    set_seed,
+)
+from symgrad.nn.loss import L1Loss, MSELoss
+from symgrad.nn.optim import SGD, Momentum
 from symgrad.nn.transforms import Jvp, Vjp
+from symgrad.nn.wrap import ForwardValueAndGrad, TrainOneStepCell, WithLossCell
 
-__all__ = ["Cell", "Dense", "Jvp", "ReLU", "SequentialCell", "Sigmoid", "Tanh", "Vjp", "set_seed"]
+__all__ = [
+    "ELU",
+    "SGD",
+    "ForwardValueAndGrad",
+    "L1Loss",
+    "MSELoss",
+    "Momentum",
+    "TrainOneStepCell",
+    "WithLossCell",
+    "loss",
+    "optim",
+    "GELU",
+    "Cell",
+    "Dense",
+    "Jvp",
+    "LeakyReLU",
+    "LogSoftmax",
+    "ReLU",
+    "SequentialCell",
+    "SiLU",
+    "Sigmoid",
+    "Softmax",
+    "Softplus",
+    "Tanh",
+    "Vjp",
+    "set_seed",
+]

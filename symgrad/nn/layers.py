@@ -58,7 +58,71 @@ class Sigmoid(Cell):
         return ops.sigmoid(x)
 
 
-_ACTIVATIONS = {"tanh": Tanh, "relu": ReLU, "sigmoid": Sigmoid}
+class Softplus(Cell):
+    def construct(self, x):
+        return ops.softplus(x)
+
+
+class SiLU(Cell):
+    def construct(self, x):
+        return ops.silu(x)
+
+
+class GELU(Cell):
+    """``GELU(approximate=True)``: the tanh approximation by default, as MindSpore's cell."""
+
+    def __init__(self, approximate: bool = True):
+        super().__init__()
+        self.approximate = "tanh" if approximate else "none"
+
+    def construct(self, x):
+        return ops.gelu(x, self.approximate)
+
+
+class LeakyReLU(Cell):
+    def __init__(self, alpha: float = 0.2):
+        super().__init__()
+        self.alpha = alpha
+
+    def construct(self, x):
+        return ops.leaky_relu(x, self.alpha)
+
+
+class ELU(Cell):
+    def __init__(self, alpha: float = 1.0):
+        super().__init__()
+        self.alpha = alpha
+
+    def construct(self, x):
+        return ops.elu(x, self.alpha)
+
+
+class Softmax(Cell):
+    def __init__(self, axis: int = -1):
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x):
+        return ops.softmax(x, self.axis)
+
+
+class LogSoftmax(Softmax):
+    def construct(self, x):
+        return ops.log_softmax(x, self.axis)
+
+
+_ACTIVATIONS = {
+    "tanh": Tanh,
+    "relu": ReLU,
+    "sigmoid": Sigmoid,
+    "softplus": Softplus,
+    "silu": SiLU,
+    "gelu": GELU,
+    "leakyrelu": LeakyReLU,
+    "elu": ELU,
+    "softmax": Softmax,
+    "logsoftmax": LogSoftmax,
+}
 
 
 def get_activation(name):

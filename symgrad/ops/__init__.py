@@ -5,14 +5,23 @@ or written by hand where MindSpore's signature needs it; ``__all__`` lists them 
 """
 
 from symgrad.autodiff.api import GradOperation, hessian, jacfwd, jacrev
+from symgrad.ops import composites as _composites
 from symgrad.ops import functional as _functional
+from symgrad.ops import hooks as _hooks
 from symgrad.ops import primitives as _primitives
 
 # the functional module already holds grad, jvp, vjp, value_and_grad, get_grad, jet, ... (as MindSpore's)
 globals().update({name: getattr(_functional, name) for name in _functional.__all__})
 globals().update({name: getattr(_primitives, name) for name in _primitives.__all__})
+globals().update({name: getattr(_composites, name) for name in _composites.__all__})
+globals().update({name: getattr(_hooks, name) for name in _hooks.__all__})
 
-__all__ = sorted(["GradOperation", "hessian", "jacfwd", "jacrev"] + _functional.__all__ + _primitives.__all__)
+__all__ = sorted(
+    ["GradOperation", "hessian", "jacfwd", "jacrev"]
+    + _functional.__all__
+    + _primitives.__all__
+    + _composites.__all__
+)
 assert len(set(__all__)) == len(__all__), "a name is defined twice in symgrad.ops"
 
 

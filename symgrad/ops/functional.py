@@ -7,8 +7,6 @@ record); ops with MindSpore-specific arguments are written below by hand, and
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from symgrad.autodiff.api import get_grad, grad, jvp, stop_gradient, value_and_grad, vjp  # noqa: F401 - public here too
@@ -165,16 +163,6 @@ def concat(tensors, axis: int = 0) -> Tensor:
     return joined.reshape(tuple(shape[:axis] + [len(ts) * shape[axis]] + shape[axis + 1 :]))
 
 
-def gelu(input_x, approximate: str = "none") -> Tensor:
-    """GeLU: ``x Φ(x)`` with the error function, or its tanh approximation (``approximate="tanh"``)."""
-    x = as_tensor(input_x, "GeLU", "input_x")
-    if approximate == "none":
-        return 0.5 * x * (1 + GENERATED["erf"](x / math.sqrt(2)))
-    if approximate == "tanh":
-        return 0.5 * x * (1 + GENERATED["tanh"](math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)))
-    raise ValueError(f"GeLU: approximate must be 'none' or 'tanh', got {approximate!r}")
-
-
 def reduce_max(x, axis=(), keep_dims: bool = False) -> Tensor:
     """The maximum over ``axis`` (all axes when empty), as a chain of Maximum ops (ties share the gradient)."""
     t = as_tensor(x, "ReduceMax", "x")
@@ -232,7 +220,6 @@ __all__ = sorted(
         "squeeze",
     ]
     + [
-        "gelu",
         "get_grad",
         "ones_like",
         "reduce_max",

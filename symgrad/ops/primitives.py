@@ -7,6 +7,7 @@ Classes of ops called on tensors alone are generated from the op table
 from __future__ import annotations
 
 from symgrad.core.registry import OPS
+from symgrad.ops import composites as C
 from symgrad.ops import functional as F
 
 
@@ -101,7 +102,89 @@ class GeLU(Primitive):
     """``GeLU()(x)``: the exact (error-function) GeLU."""
 
     def __call__(self, x):
-        return F.gelu(x)
+        return C.gelu(x)
+
+
+class Elu(Primitive):
+    """``Elu(alpha=1.0)(x)``."""
+
+    def __init__(self, alpha: float = 1.0):
+        self.alpha = alpha
+
+    def __call__(self, input_x):
+        return C.elu(input_x, self.alpha)
+
+
+class Select(Primitive):
+    """``Select()(cond, x, y)``: ``x`` where ``cond`` holds, else ``y``."""
+
+    def __call__(self, cond, x, y):
+        return C.select(cond, x, y)
+
+
+class Softmax(Primitive):
+    """``Softmax(axis=-1)(x)``."""
+
+    def __init__(self, axis: int = -1):
+        self.axis = axis
+
+    def __call__(self, x):
+        return C.softmax(x, self.axis)
+
+
+class LogSoftmax(Softmax):
+    """``LogSoftmax(axis=-1)(logits)``."""
+
+    def __call__(self, logits):
+        return C.log_softmax(logits, self.axis)
+
+
+class ReduceProd(ReduceMax):
+    """``ReduceProd(keep_dims=False)(x, axis=())``."""
+
+    def __call__(self, x, axis=()):
+        return C.prod(x, axis, self.keep_dims)
+
+
+class ReduceMin(ReduceMax):
+    """``ReduceMin(keep_dims=False)(x, axis=())``."""
+
+    def __call__(self, x, axis=()):
+        return C.reduce_min(x, axis, self.keep_dims)
+
+
+class Tile(Primitive):
+    """``Tile()(x, multiples)``."""
+
+    def __call__(self, input_x, multiples):
+        return C.tile(input_x, multiples)
+
+
+class Einsum(Primitive):
+    """``Einsum(equation)(operands)``: einsum over a tuple of tensors."""
+
+    def __init__(self, equation: str):
+        self.equation = equation
+
+    def __call__(self, operands):
+        return C.einsum(self.equation, *operands)
+
+
+class Squeeze(Primitive):
+    """``Squeeze(axis=())(x)``: without the size-1 axes in ``axis`` (all when empty)."""
+
+    def __init__(self, axis=()):
+        self.axis = axis
+
+    def __call__(self, x):
+        return F.squeeze(x, self.axis if self.axis != () else None)
+
+
+class ExpandDims(Primitive):
+    """``ExpandDims()(x, axis)``."""
+
+    def __call__(self, input_x, axis):
+        return F.expand_dims(input_x, axis)
 
 
 class Cast(Primitive):
@@ -119,6 +202,13 @@ class MatMul(Primitive):
 
     def __call__(self, x, y):
         return F.matmul(x, y, self.transpose_a, self.transpose_b)
+
+
+class BatchMatMul(MatMul):
+    """``BatchMatMul(transpose_a=False, transpose_b=False)(x, y)``: matrix products over the leading axes."""
+
+    def __call__(self, x, y):
+        return C.batch_matmul(x, y, self.transpose_a, self.transpose_b)
 
 
 class ReduceSum(Primitive):
@@ -183,7 +273,18 @@ __all__ = sorted(
     [
         *GENERATED,
         "AddN",
+        "BatchMatMul",
+        "Einsum",
+        "Elu",
+        "ExpandDims",
         "GeLU",
+        "LogSoftmax",
+        "ReduceMin",
+        "ReduceProd",
+        "Select",
+        "Softmax",
+        "Squeeze",
+        "Tile",
         "ReduceMax",
         "BroadcastTo",
         "Cast",

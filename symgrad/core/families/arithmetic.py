@@ -1,7 +1,8 @@
-"""Arithmetic: add, sub, mul, div, pow, neg, square, maximum, minimum.
+"""Arithmetic: add, sub, mul, div, pow, neg, square, maximum, minimum, xlogy, select.
 
 Partials receive the arguments then the op's own output ``ans``.
-Maximum and minimum split ties 0.5/0.5, as MindSpore and PyTorch do.
+Maximum and minimum split ties 0.5/0.5, as MindSpore and PyTorch do. ``select(cond, a, b)``
+(``ops.where``/``ops.Select``) passes the cotangent to ``a`` where ``cond`` holds, else to ``b``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,17 @@ import sympy
 
 from symgrad.core.families._elementwise import elementwise
 from symgrad.core.graph import Node
-from symgrad.core.registry import Api, apply, broadcast_shapes, is_value, make_node, promote
+from symgrad.core.registry import (
+    ELEMENTWISE,
+    Api,
+    OpDef,
+    apply,
+    broadcast_shapes,
+    is_value,
+    make_node,
+    promote,
+    register,
+)
 from symgrad.errors import OpError
 
 
@@ -73,7 +84,7 @@ elementwise(
     (lambda a, b, ans: 1, lambda a, b, ans: 1),
     numpy="np.add({0}, {1})", c="({0} + {1})", mindspore="ops.add({0}, {1})",
     float_result=False, simplify=_simplify_add, fold=np.add,
-    api=Api(("Add",), ("add",), ("__add__",), ("__radd__",)), notation="{0} + {1}", signs=(1, 1),
+    api=Api(("Add", "TensorAdd"), ("add",), ("__add__",), ("__radd__",)), notation="{0} + {1}", signs=(1, 1),
 )  # fmt: skip
 elementwise(
     "sub", "Sub", lambda a, b: a - b,
@@ -142,4 +153,36 @@ elementwise(
     (lambda a, b, ans: apply("log", b), lambda a, b, ans: apply("div", a, b)),
     numpy="rt.xlogy({0}, {1})", c="({0} == 0 ? ({1} != {1} ? {1} : 0) : {0} * log({1}))", mindspore="ops.xlogy({0}, {1})",
     notation="{0} · log({1})",
+)  # fmt: skip
+
+
+def _select_infer(args, params):
+    """Shape by broadcasting all three; dtype from the two branches (the condition is boolean)."""
+    cond = args[0]
+    if cond.dtype is not None and cond.dtype != np.dtype(bool):
+        raise OpError(f"Select: argument 'cond' must be a bool tensor, got dtype {cond.dtype}")
+    return broadcast_shapes("Select", *(a.shape for a in args)), promote(args[1:], float_result=False)
+
+
+def _chosen(cond: Node, ans: Node, where_true: bool) -> Node:
+    """1 where the branch is chosen, else 0, in the result's dtype."""
+    from symgrad.core.families.conversion import cast  # conversion registers after arithmetic
+
+    mask = cast(cond, ans.dtype or np.float32)
+    return mask if where_true else apply("sub", 1, mask)
+
+
+register(
+    OpDef(
+        name="select", display="Select", kind=ELEMENTWISE, arity=3, infer=_select_infer,
+        sympy=lambda c, a, b: sympy.Piecewise((a, c), (b, True)),
+        partials=(
+            lambda c, a, b, ans: 0,
+            lambda c, a, b, ans: _chosen(c, ans, True),
+            lambda c, a, b, ans: _chosen(c, ans, False),
+        ),
+        spellings={"numpy": "np.where({0}, {1}, {2})", "c": "({0} ? {1} : {2})", "mindspore": "ops.where({0}, {1}, {2})"},
+        api=Api(("Select",), ("select", "where"), generated=False),
+        notation="({1} if {0} else {2})",
+    )
 )  # fmt: skip

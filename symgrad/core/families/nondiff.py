@@ -1,4 +1,4 @@
-"""Ops whose derivative is zero: sign, heaviside, comparisons (==, !=, <, <=, >, >=), stop_gradient.
+"""Ops whose derivative is zero: sign, heaviside, floor_div, comparisons (==, !=, <, <=, >, >=), stop_gradient.
 
 ``stop_gradient`` is an ordinary op with a zero rule: its value is its argument,
 and both sweeps stop at it, which removes its branch from every derivative.
@@ -83,4 +83,9 @@ _nondiff(
     "less_equal", "LessEqual", 2, lambda a, b: sympy.Le(a, b),
     numpy="np.less_equal({0}, {1})", c="({0} <= {1})", mindspore="ops.le({0}, {1})",
     infer=_boolean("LessEqual"), api=Api(("LessEqual",), ("less_equal", "le"), ("__le__",)), notation="{0} <= {1}",
+)  # fmt: skip
+_nondiff(
+    "floor_div", "FloorDiv", 2, lambda a, b: sympy.floor(a / b),
+    numpy="np.floor_divide({0}, {1})", c="floor({0} / {1})", mindspore="ops.floor_div({0}, {1})",
+    api=Api(("FloorDiv",), ("floor_div", "floordiv"), ("__floordiv__",), ("__rfloordiv__",)), notation="{0} // {1}",
 )  # fmt: skip

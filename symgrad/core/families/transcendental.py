@@ -1,4 +1,5 @@
-"""Elementary and special functions: sqrt, exp, log, trigonometric, hyperbolic, their inverses, erf.
+"""Elementary and special functions: sqrt, exp, log, log1p, expm1, trigonometric, atan2, hyperbolic,
+their inverses, erf, erfc.
 
 Each rule is written with registered ops and may use ``ans`` (the op's output), so
 every order of derivative comes from the same one-line rule.
@@ -43,6 +44,9 @@ def _unary(name, display, sympy_fn, partial, np_name=None, simd=True, numpy=None
 _unary("sqrt", "Sqrt", sympy.sqrt, lambda x, ans: apply("div", 0.5, ans), simd=False)  # an instruction
 _unary("exp", "Exp", sympy.exp, lambda x, ans: ans)
 _unary("log", "Log", sympy.log, lambda x, ans: apply("div", 1, x))
+# log(1 + x) and exp(x) - 1 without the cancellation near 0 (their meanings are the plain forms)
+_unary("log1p", "Log1p", lambda x: sympy.log(1 + x), lambda x, ans: apply("div", 1, apply("add", 1, x)))
+_unary("expm1", "Expm1", lambda x: sympy.exp(x) - 1, lambda x, ans: apply("add", ans, 1))
 
 # ----- trigonometric -----
 _unary("sin", "Sin", sympy.sin, lambda x, ans: apply("cos", x))
@@ -64,6 +68,23 @@ _unary(
     np_name="arctan",
 )  # fmt: skip
 
+
+def _atan2_partial(of_y: bool):
+    """d atan2(y, x) / dy = x / (x^2 + y^2); d / dx = -y / (x^2 + y^2)."""
+
+    def partial(y, x, ans):
+        radius2 = apply("add", apply("square", x), apply("square", y))
+        return apply("div", x, radius2) if of_y else apply("neg", apply("div", y, radius2))
+
+    return partial
+
+
+elementwise(
+    "atan2", "Atan2", sympy.atan2, (_atan2_partial(True), _atan2_partial(False)),
+    numpy="np.arctan2({0}, {1})", c="atan2({0}, {1})", mindspore="ops.atan2({0}, {1})",
+    api=Api(("Atan2",), ("atan2", "arctan2")), simd="atan2",
+)  # fmt: skip
+
 # ----- hyperbolic -----
 _unary("sinh", "Sinh", sympy.sinh, lambda x, ans: apply("cosh", x))
 _unary("cosh", "Cosh", sympy.cosh, lambda x, ans: apply("sinh", x))
@@ -79,4 +100,9 @@ _unary(
     "erf", "Erf", sympy.erf,
     lambda x, ans: apply("mul", 2 / math.sqrt(math.pi), apply("exp", apply("neg", apply("square", x)))),
     numpy="rt.erf({0})",
+)  # fmt: skip
+_unary(
+    "erfc", "Erfc", sympy.erfc,
+    lambda x, ans: apply("mul", -2 / math.sqrt(math.pi), apply("exp", apply("neg", apply("square", x)))),
+    numpy="rt.erfc({0})",
 )  # fmt: skip

@@ -1,17 +1,22 @@
-"""Physics-informed training: residual losses compiled to one kernel, Adam, checkpoints, plots.
+"""Physics-informed training: residual losses compiled to one kernel, Adam, L-BFGS, checkpoints, plots.
 
 A residual is written per point with symgrad ops (derivatives by ``grad``/``laplacian``);
 :class:`ResidualLoss` compiles mean(residual^2) and its gradient for every weight into one
 kernel evaluated over arrays of points, the sums over points done inside the kernel.
+With ``backend="auto"`` (the default) the C kernel compiles in the background while the
+NumPy kernel already evaluates, so nobody waits on a compiler.
 """
 
 from __future__ import annotations
 
+import threading
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+import lowering
 from symgrad.autodiff.api import grad
 from symgrad.optim import Adam
 from symgrad.parameter import Parameter
@@ -41,6 +46,11 @@ def laplacian(fn: Callable, positions: Sequence[int] = (0,)) -> Callable:
     return lap
 
 
+def fast_backend() -> str:
+    """The backend ``"auto"`` means: ``"c"`` where a C compiler works, else ``"numpy"``."""
+    return "c" if "c" in lowering.available_backends() else "numpy"
+
+
 class ResidualLoss:
     """``weight * mean(residual(*inputs)^2)`` and its gradient for every weight, as one kernel.
 
@@ -49,7 +59,8 @@ class ResidualLoss:
         names: the input names (each a scalar placeholder, e.g. ("x", "t")).
         params: the Parameters to differentiate.
         weight: the factor of this term in the total loss.
-        backend: lowering backend name.
+        backend: a lowering backend name, or ``"auto"``: NumPy at once and the C kernel compiled
+            in a background thread, used from the first call after it is ready.
     """
 
     def __init__(
@@ -58,10 +69,11 @@ class ResidualLoss:
         names: Sequence[str],
         params: Sequence[Parameter],
         weight: float = 1.0,
-        backend: str = "numpy",
+        backend: str = "auto",
     ):
         self.params = list(params)
         self.inputs = [placeholder(n) for n in names]
+        self.weight = weight
 
         def squared(*xs):
             r = residual(*xs)
@@ -69,12 +81,58 @@ class ResidualLoss:
 
         value = squared(*self.inputs)
         grads = grad(squared, None, weights=self.params)(*self.inputs)
-        self.kernel = kernel([value, *grads], [*self.inputs, *self.params], backend=backend, reduce="mean")
+        self._outputs = [value, *grads]
+        self._residual = residual(*self.inputs)
+        self._residual_kernel: lowering.Kernel | None = None
+        target = fast_backend() if backend == "auto" else backend
+        self._fast: lowering.Kernel | None = None
+        self._compiling: threading.Thread | None = None
+        if backend == "auto" and target != "numpy":
+            self.kernel = self._build("numpy")
+            self._compiling = threading.Thread(target=self._compile_fast, args=(target,), daemon=True)
+            self._compiling.start()
+        else:
+            self.kernel = self._build(target)
+
+    def _build(self, backend: str) -> lowering.Kernel:
+        return kernel(self._outputs, [*self.inputs, *self.params], backend=backend, reduce="mean")
+
+    def _compile_fast(self, backend: str) -> None:
+        try:
+            self._fast = self._build(backend)
+        except Exception as exc:  # noqa: BLE001 - the NumPy kernel keeps working; say why once
+            warnings.warn(
+                f"ResidualLoss: the {backend} kernel failed to build ({exc}); staying on NumPy", stacklevel=1
+            )
+
+    @property
+    def backend(self) -> str:
+        """The backend the next call uses."""
+        return self.kernel.backend
+
+    def wait_until_compiled(self, timeout: float | None = None) -> str:
+        """Block until the background compile (if any) is done; returns the backend in use."""
+        if self._compiling is not None:
+            self._compiling.join(timeout)
+        self._switch()
+        return self.backend
+
+    def _switch(self) -> None:
+        if self._fast is not None:
+            self.kernel, self._fast, self._compiling = self._fast, None, None
 
     def __call__(self, *points) -> tuple[float, list[np.ndarray]]:
         """(loss, gradients) at the point arrays (one array per input name)."""
+        self._switch()
         loss, *grads = self.kernel(*points, *(p.asnumpy() for p in self.params))
         return float(loss), grads
+
+    def residuals(self, *points) -> np.ndarray:
+        """The residual at each point (for adaptive refinement and error maps)."""
+        if self._residual_kernel is None:
+            self._residual_kernel = kernel(self._residual, [*self.inputs, *self.params], backend="numpy")
+        (r,) = self._residual_kernel(*points, *(p.asnumpy() for p in self.params))
+        return np.broadcast_to(r, np.broadcast_shapes(*(np.shape(p) for p in points)))
 
 
 def train(
@@ -85,7 +143,7 @@ def train(
     callback: Callable[[int, float], None] | None = None,
 ) -> list[float]:
     """Minimise the sum of ``losses`` (each with its point arrays); returns the loss history."""
-    bar = _progress(steps, progress)
+    bar = progress_bar(steps, progress)
     history = []
     for step in range(steps):
         total, grads = 0.0, None
@@ -105,14 +163,15 @@ def train(
     return history
 
 
-def _progress(steps: int, enabled: bool):
+def progress_bar(steps: int, enabled: bool, desc: str = "training", unit: str = "step"):
+    """A tqdm bar of ``steps``, or None when disabled or tqdm is not installed."""
     if not enabled:
         return None
     try:
         from tqdm.auto import tqdm
     except ImportError:  # the bar is a convenience; training works without it
         return None
-    return tqdm(total=steps, desc="training", unit="step")
+    return tqdm(total=steps, desc=desc, unit=unit)
 
 
 def save_checkpoint(path: str | Path, params: Sequence[Parameter], optimizer: Adam | None = None) -> Path:
@@ -172,6 +231,7 @@ def plot_solution(
 __all__ = [
     "Adam",
     "ResidualLoss",
+    "fast_backend",
     "laplacian",
     "load_checkpoint",
     "plot_solution",

@@ -1,0 +1,232 @@
+"""Ops built from table ops: softmax, logsumexp, norm, prod, tile, clip, batched matmul, einsum, ...
+
+Their derivatives come from the rows they are made of, so they need no rule of their own;
+each is written the way MindSpore defines it where that decides a gradient (clip_by_value
+is a minimum then a maximum, so a value on a bound gets half the gradient, as in MindSpore).
+Ops with parameters that are table rows (leaky_relu, elu, gelu, select) get their MindSpore
+signatures here.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+
+import numpy as np
+
+from symgrad.errors import OpError
+from symgrad.ops import functional as F
+from symgrad.tensor import Tensor
+
+_exp, _log, _sqrt, _abs = F.GENERATED["exp"], F.GENERATED["log"], F.GENERATED["sqrt"], F.GENERATED["abs"]
+
+
+def _axes(t: Tensor, axis, op: str) -> list[int]:
+    """``axis`` (an int, a sequence, or ()/None for all) as sorted non-negative axes of ``t``."""
+    if axis in ((), None):
+        return list(range(t.ndim))
+    axes = np.atleast_1d(axis).tolist()
+    for a in axes:
+        if not -t.ndim <= a < max(t.ndim, 1):
+            raise OpError(f"{op}: axis {a} is out of range for a tensor of shape {t.shape}")
+    return sorted({a % max(t.ndim, 1) for a in axes})
+
+
+# ----- rows with parameters -----
+def leaky_relu(input, alpha: float = 0.2) -> Tensor:  # noqa: A002 - MindSpore's name
+    """``x`` where x > 0, else ``alpha * x``."""
+    return F.as_tensor(input, "LeakyReLU", "input")._op("leaky_relu", params=(float(alpha),))
+
+
+def elu(input_x, alpha: float = 1.0) -> Tensor:
+    """``x`` where x > 0, else ``alpha * (exp(x) - 1)``."""
+    return F.as_tensor(input_x, "ELU", "input_x")._op("elu", params=(float(alpha),))
+
+
+def gelu(input_x, approximate: str = "none") -> Tensor:
+    """GeLU: ``x Φ(x)`` (the error function), or its tanh approximation (``approximate="tanh"``)."""
+    x = F.as_tensor(input_x, "GeLU", "input_x")
+    if approximate == "none":
+        return x._op("gelu")
+    if approximate == "tanh":
+        return 0.5 * x * (1 + F.GENERATED["tanh"](math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)))
+    raise ValueError(f"GeLU: approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+def select(cond, x, y) -> Tensor:
+    """``x`` where ``cond`` holds, else ``y`` (broadcast); the gradient goes to the chosen side."""
+    c = F.as_tensor(cond, "Select", "cond")
+    if c.dtype.np != np.dtype(bool):
+        raise OpError(f"Select: argument 'cond' must be a bool tensor, got dtype {c.dtype.np}")
+    return c._op("select", x, y)
+
+
+where = select
+
+
+# ----- reductions -----
+def reduce_min(x, axis=(), keep_dims: bool = False) -> Tensor:
+    """The minimum over ``axis`` (all axes when empty): -max(-x), so ties share the gradient."""
+    return -F.reduce_max(-F.as_tensor(x, "ReduceMin", "x"), axis, keep_dims)
+
+
+def prod(input, axis=(), keep_dims: bool = False) -> Tensor:  # noqa: A002 - MindSpore's name
+    """The product over ``axis``, as a chain of multiplications (exact gradients where an entry is 0)."""
+    t = F.as_tensor(input, "ReduceProd", "input")
+    for a in reversed(_axes(t, axis, "ReduceProd")):
+        pieces = [t[(slice(None),) * a + (i,)] for i in range(t.shape[a])]
+        total = pieces[0]
+        for p in pieces[1:]:
+            total = total * p
+        t = total.expand_dims(a) if keep_dims else total
+    return t
+
+
+def logsumexp(input, axis, keep_dims: bool = False) -> Tensor:  # noqa: A002 - MindSpore's name
+    """``log(sum(exp(x)))`` over ``axis``, shifted by the (constant) maximum so it cannot overflow."""
+    t = F.as_tensor(input, "LogSumExp", "input")
+    shift = F.stop_gradient(F.reduce_max(t, axis, keep_dims=True))
+    total = _log(F.reduce_sum(_exp(t - shift), tuple(_axes(t, axis, "LogSumExp")), keep_dims=True)) + shift
+    return total if keep_dims else total.squeeze(tuple(_axes(t, axis, "LogSumExp")))
+
+
+def softmax(x, axis: int = -1) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``axis`` (shifted by the maximum)."""
+    t = F.as_tensor(x, "Softmax", "x")
+    e = _exp(t - F.stop_gradient(F.reduce_max(t, axis, keep_dims=True)))
+    return e / F.reduce_sum(e, axis, keep_dims=True)
+
+
+def log_softmax(logits, axis: int = -1) -> Tensor:
+    """``x - logsumexp(x)`` along ``axis``."""
+    t = F.as_tensor(logits, "LogSoftmax", "logits")
+    return t - logsumexp(t, axis, keep_dims=True)
+
+
+def norm(A, ord=None, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002, N803 - MindSpore's names
+    """The 2-norm (``ord`` None or 2) or the p-norm for a number ``ord`` >= 1 over ``dim`` (all axes when None).
+
+    The 2-norm's gradient at 0 is NaN (0/0), where MindSpore returns 0: a documented difference.
+    """
+    t = F.as_tensor(A, "Norm", "A")
+    axes = tuple(_axes(t, dim, "Norm"))
+    if ord in (None, 2):
+        return _sqrt(F.reduce_sum(t * t, axes, keepdim))
+    if isinstance(ord, int | float) and ord >= 1:
+        return F.reduce_sum(_abs(t) ** ord, axes, keepdim) ** (1 / ord)
+    raise OpError(f"Norm: ord must be None or a number >= 1 (vector norms), got {ord!r}")
+
+
+def clip_by_value(x, clip_value_min=None, clip_value_max=None) -> Tensor:
+    """``x`` limited to [min, max]: ``maximum(minimum(x, max), min)``, as MindSpore computes it."""
+    t = F.as_tensor(x, "clip_by_value", "x")
+    if clip_value_max is not None:
+        t = F.GENERATED["minimum"](t, clip_value_max)
+    if clip_value_min is not None:
+        t = F.GENERATED["maximum"](t, clip_value_min)
+    return t
+
+
+clamp = clip_by_value
+
+
+# ----- structural -----
+def tile(input, dims) -> Tensor:  # noqa: A002 - MindSpore's name
+    """``input`` repeated ``dims[i]`` times along axis i: a broadcast and a reshape."""
+    t = F.as_tensor(input, "Tile", "input")
+    reps = tuple(int(r) for r in dims)
+    if any(r < 1 for r in reps):
+        raise OpError(f"Tile: every multiple must be >= 1, got {reps}")
+    shape = (1,) * (len(reps) - t.ndim) + t.shape
+    reps = (1,) * (len(shape) - len(reps)) + reps
+    interleaved = tuple(v for r, s in zip(reps, shape) for v in (1, s))
+    spread = F.broadcast_to(t.reshape(interleaved), tuple(v for r, s in zip(reps, shape) for v in (r, s)))
+    return spread.reshape(tuple(r * s for r, s in zip(reps, shape)))
+
+
+def _swap_last(t: Tensor) -> Tensor:
+    return t.transpose(tuple(range(t.ndim - 2)) + (t.ndim - 1, t.ndim - 2))
+
+
+def batch_matmul(x, y, transpose_a: bool = False, transpose_b: bool = False) -> Tensor:
+    """Matrix products over the leading (batch) axes of two tensors of rank >= 3 (batch axes broadcast)."""
+    a, b = F.as_tensor(x, "BatchMatMul", "x"), F.as_tensor(y, "BatchMatMul", "y")
+    if a.ndim < 2 or b.ndim < 2:
+        raise OpError(f"BatchMatMul: both arguments need rank >= 2, got shapes {a.shape} and {b.shape}")
+    if transpose_a:
+        a = _swap_last(a)
+    if transpose_b:
+        b = _swap_last(b)
+    if a.shape[-1] != b.shape[-2]:
+        raise OpError(f"BatchMatMul: shapes {a.shape} and {b.shape} do not chain (inner sizes differ)")
+    # (..., n, k, 1) * (..., 1, k, m) summed over k
+    return F.reduce_sum(a.expand_dims(a.ndim) * b.expand_dims(b.ndim - 2), -2)
+
+
+def _diagonal(t: Tensor, term: str) -> tuple[Tensor, str]:
+    """A letter repeated in one term (``"ii"``) takes the diagonal: times the identity, summed over the repeat."""
+    for q in range(len(term) - 1, 0, -1):
+        p = term.find(term[q])
+        if p < q:
+            n = t.shape[q]
+            eye = np.eye(n).reshape(tuple(n if i in (p, q) else 1 for i in range(t.ndim)))
+            t = F.reduce_sum(t * Tensor(eye.astype(t.dtype.np)), q)
+            term = term[:q] + term[q + 1 :]
+    return t, term
+
+
+def einsum(equation: str, *operands) -> Tensor:
+    """Einstein summation (``"ij,jk->ik"``; no ellipsis): operands aligned on one axis per letter, multiplied, summed."""
+    ts = [F.as_tensor(t, "Einsum", f"operands[{i}]") for i, t in enumerate(operands)]
+    text = equation.replace(" ", "")
+    inputs, _, output = text.partition("->")
+    terms = inputs.split(",")
+    if "." in text or len(terms) != len(ts) or not set(text) <= set(string.ascii_letters + ",->"):
+        raise OpError(
+            f"Einsum: equation {equation!r} does not fit {len(ts)} operand(s); "
+            "supported: letters per operand, optional '->output', no ellipsis"
+        )
+    if not _:
+        output = "".join(sorted(c for c in set(inputs) - {","} if inputs.count(c) == 1))
+    if not set(output) <= set(inputs) or len(set(output)) != len(output):
+        raise OpError(f"Einsum: output {output!r} must name distinct letters of the inputs {inputs!r}")
+    letters = list(dict.fromkeys(output + inputs.replace(",", "")))
+    sizes: dict[str, int] = {}
+    product = None
+    for term, t in zip(terms, ts):
+        if len(term) != t.ndim:
+            raise OpError(f"Einsum: term {term!r} does not name each axis of shape {t.shape}")
+        for c, n in zip(term, t.shape):
+            if sizes.setdefault(c, n) != n:
+                raise OpError(f"Einsum: letter {c!r} has sizes {sizes[c]} and {n}")
+        t, term = _diagonal(t, term)
+        order = sorted(range(len(term)), key=lambda i: letters.index(term[i]))
+        aligned = t.transpose(tuple(order)) if order != sorted(order) else t
+        placed = tuple(sizes[c] if c in term else 1 for c in letters)
+        aligned = aligned.reshape(placed)
+        product = aligned if product is None else product * aligned
+    assert product is not None
+    summed = tuple(range(len(output), len(letters)))
+    return F.reduce_sum(product, summed) if summed else product
+
+
+__all__ = sorted(
+    [
+        "batch_matmul",
+        "clamp",
+        "clip_by_value",
+        "einsum",
+        "elu",
+        "gelu",
+        "leaky_relu",
+        "log_softmax",
+        "logsumexp",
+        "norm",
+        "prod",
+        "reduce_min",
+        "select",
+        "softmax",
+        "tile",
+        "where",
+    ]
+)

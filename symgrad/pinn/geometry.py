@@ -1,0 +1,140 @@
+"""Domains and collocation points: intervals, boxes, disks, space x time.
+
+Points come as arrays of shape (dim, n), one row per coordinate, so ``loss(*points)`` passes
+one array per input name. Samplers: ``"uniform"`` (NumPy), and ``"lhs"``, ``"sobol"``,
+``"halton"`` from ``scipy.stats.qmc`` (SciPy is an optional extra: its quasi-random
+generators are well kept, so symgrad does not write its own).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+METHODS = ("uniform", "lhs", "sobol", "halton")
+
+
+def unit_cube(n: int, dim: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
+    """``n`` points in [0, 1)^dim, shape (n, dim)."""
+    if n < 0 or dim < 1:
+        raise ValueError(f"unit_cube: need n >= 0 and dim >= 1, got n={n}, dim={dim}")
+    if method == "uniform":
+        return np.random.default_rng(seed).uniform(0, 1, (n, dim))
+    if method not in METHODS:
+        raise ValueError(f"unknown sampling method {method!r}; supported: {', '.join(METHODS)}")
+    try:
+        from scipy.stats import qmc
+    except ImportError:
+        raise ImportError(f"sampling method {method!r} uses scipy.stats.qmc: pip install scipy") from None
+    if method == "lhs":
+        return qmc.LatinHypercube(d=dim, seed=seed).random(n)
+    if method == "sobol":
+        # Sobol' points are balanced in blocks of 2^m: take the first n of the next power of two
+        m = max(0, math.ceil(math.log2(max(n, 1))))
+        return qmc.Sobol(d=dim, scramble=True, seed=seed).random_base2(m)[:n]
+    return qmc.Halton(d=dim, scramble=True, seed=seed).random(n)
+
+
+class Box:
+    """The box ``[lows[i], highs[i]]`` in any dimension (an interval, a rectangle, ...)."""
+
+    def __init__(self, lows: Sequence[float], highs: Sequence[float]):
+        self.lows, self.highs = np.asarray(lows, float), np.asarray(highs, float)
+        if self.lows.shape != self.highs.shape or self.lows.ndim != 1 or np.any(self.lows >= self.highs):
+            raise ValueError(f"Box: need lows < highs of one length, got {lows} and {highs}")
+        self.dim = len(self.lows)
+
+    def interior(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
+        """``n`` points inside, shape (dim, n)."""
+        return (self.lows + unit_cube(n, self.dim, method, seed) * (self.highs - self.lows)).T
+
+    def boundary(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
+        """``n`` points on the faces, each face getting points in proportion to its area, shape (dim, n)."""
+        if self.dim == 1:
+            return np.resize([self.lows[0], self.highs[0]], n)[None, :]
+        extent = self.highs - self.lows
+        areas = np.array([np.prod(np.delete(extent, i)) for i in range(self.dim)] * 2)
+        rng = np.random.default_rng(seed)
+        face = rng.choice(2 * self.dim, n, p=areas / areas.sum())
+        points = self.interior(n, method, seed).T
+        axis, side = face % self.dim, face // self.dim
+        points[np.arange(n), axis] = np.where(side == 0, self.lows[axis], self.highs[axis])
+        return points.T
+
+    def contains(self, points: np.ndarray) -> np.ndarray:
+        p = np.asarray(points).T
+        return np.all((p >= self.lows - 1e-12) & (p <= self.highs + 1e-12), axis=-1)
+
+
+def Interval(lo: float, hi: float) -> Box:  # noqa: N802 - reads like the class it returns
+    """The interval [lo, hi]."""
+    return Box([lo], [hi])
+
+
+def Rectangle(lows: Sequence[float], highs: Sequence[float]) -> Box:  # noqa: N802
+    """The rectangle [x0, x1] x [y0, y1], given as (x0, y0) and (x1, y1)."""
+    if len(lows) != 2 or len(highs) != 2:
+        raise ValueError(f"Rectangle: corners need 2 coordinates, got {lows} and {highs}")
+    return Box(lows, highs)
+
+
+class Disk:
+    """The disk of ``radius`` around ``center`` in the plane."""
+
+    dim = 2
+
+    def __init__(self, center: Sequence[float], radius: float):
+        self.center, self.radius = np.asarray(center, float), float(radius)
+        if self.center.shape != (2,) or self.radius <= 0:
+            raise ValueError(f"Disk: need a 2-D center and a positive radius, got {center}, {radius}")
+
+    def interior(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
+        """``n`` points inside (area-uniform: radius sqrt(u)), shape (2, n)."""
+        u = unit_cube(n, 2, method, seed)
+        r, angle = self.radius * np.sqrt(u[:, 0]), 2 * np.pi * u[:, 1]
+        return (self.center + np.stack([r * np.cos(angle), r * np.sin(angle)], axis=1)).T
+
+    def boundary(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
+        """``n`` points on the circle, shape (2, n)."""
+        angle = 2 * np.pi * unit_cube(n, 1, method, seed)[:, 0]
+        return (self.center + self.radius * np.stack([np.cos(angle), np.sin(angle)], axis=1)).T
+
+    def contains(self, points: np.ndarray) -> np.ndarray:
+        return np.linalg.norm(np.asarray(points).T - self.center, axis=-1) <= self.radius + 1e-12
+
+
+class SpaceTime:
+    """``space`` x [t0, t1]: the time coordinate is the last row of every point array."""
+
+    def __init__(self, space, t0: float, t1: float):
+        if not t0 < t1:
+            raise ValueError(f"SpaceTime: need t0 < t1, got {t0}, {t1}")
+        self.space, self.t0, self.t1 = space, float(t0), float(t1)
+        self.dim = space.dim + 1
+
+    def interior(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
+        """``n`` points in space x time (jointly sampled), shape (dim + 1, n)."""
+        box = Box([*np.zeros(self.space.dim), self.t0], [*np.ones(self.space.dim), self.t1])
+        joint = box.interior(n, method, seed)
+        if isinstance(self.space, Box):
+            return np.vstack(
+                [
+                    self.space.lows[:, None] + joint[:-1] * (self.space.highs - self.space.lows)[:, None],
+                    joint[-1:],
+                ]
+            )
+        return np.vstack([self.space.interior(n, method, seed), joint[-1:]])
+
+    def boundary(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
+        """``n`` points on the spatial boundary at times in [t0, t1], shape (dim + 1, n)."""
+        t = self.t0 + (self.t1 - self.t0) * unit_cube(n, 1, method, None if seed is None else seed + 1)[:, 0]
+        return np.vstack([self.space.boundary(n, method, seed), t[None, :]])
+
+    def initial(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
+        """``n`` points in space at t = t0, shape (dim + 1, n)."""
+        return np.vstack([self.space.interior(n, method, seed), np.full((1, n), self.t0)])
+
+
+__all__ = ["METHODS", "Box", "Disk", "Interval", "Rectangle", "SpaceTime", "unit_cube"]
