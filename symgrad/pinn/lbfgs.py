@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from symgrad.parameter import Parameter
-from symgrad.pinn.training import progress_bar
+from symgrad.pinn.training import kernels_in_use, progress_bar
 
 
 @dataclass
@@ -82,7 +82,7 @@ def lbfgs(
     def step(theta: np.ndarray) -> None:
         result.iterations += 1
         if bar is not None:
-            bar.set_postfix(loss=f"{result.history[-1]:.3e}", refresh=False)
+            bar.set_postfix(loss=f"{result.history[-1]:.3e}", kernel=kernels_in_use(losses), refresh=False)
             bar.update()
         if callback is not None:
             callback(result.iterations, result.history[-1])

@@ -154,13 +154,18 @@ def train(
         optimizer.step(grads)
         history.append(total)
         if bar is not None:
-            bar.set_postfix(loss=f"{total:.3e}", refresh=False)
+            bar.set_postfix(loss=f"{total:.3e}", kernel=kernels_in_use(losses), refresh=False)
             bar.update()
         if callback is not None:
             callback(step, total)
     if bar is not None:
         bar.close()
     return history
+
+
+def kernels_in_use(losses) -> str:
+    """The backends the loss terms run on now, for the progress bar ("numpy" until C is compiled)."""
+    return "+".join(sorted({getattr(term, "backend", "?") for term, _ in losses}))
 
 
 def progress_bar(steps: int, enabled: bool, desc: str = "training", unit: str = "step"):
