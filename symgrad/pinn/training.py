@@ -82,7 +82,7 @@ class ResidualLoss:
         value = squared(*self.inputs)
         grads = grad(squared, None, weights=self.params)(*self.inputs)
         self._outputs = [value, *grads]
-        self._residual = residual(*self.inputs)
+        self._residual_fn = residual
         self._residual_kernel: lowering.Kernel | None = None
         target = fast_backend() if backend == "auto" else backend
         self._fast: lowering.Kernel | None = None
@@ -128,9 +128,10 @@ class ResidualLoss:
         return float(loss), grads
 
     def residuals(self, *points) -> np.ndarray:
-        """The residual at each point (for adaptive refinement and error maps)."""
+        """The residual at each point (for adaptive refinement and error maps); compiled on first use."""
         if self._residual_kernel is None:
-            self._residual_kernel = kernel(self._residual, [*self.inputs, *self.params], backend="numpy")
+            value = self._residual_fn(*self.inputs)
+            self._residual_kernel = kernel(value, [*self.inputs, *self.params], backend="numpy")
         (r,) = self._residual_kernel(*points, *(p.asnumpy() for p in self.params))
         return np.broadcast_to(r, np.broadcast_shapes(*(np.shape(p) for p in points)))
 
