@@ -11,16 +11,12 @@ from symgrad.ops import hooks as _hooks
 from symgrad.ops import primitives as _primitives
 
 # the functional module already holds grad, jvp, vjp, value_and_grad, get_grad, jet, ... (as MindSpore's)
-globals().update({name: getattr(_functional, name) for name in _functional.__all__})
-globals().update({name: getattr(_primitives, name) for name in _primitives.__all__})
-globals().update({name: getattr(_composites, name) for name in _composites.__all__})
-globals().update({name: getattr(_hooks, name) for name in _hooks.__all__})
+_PARTS = (_functional, _primitives, _composites, _hooks)
+for _part in _PARTS:
+    globals().update({name: getattr(_part, name) for name in _part.__all__})
 
 __all__ = sorted(
-    ["GradOperation", "hessian", "jacfwd", "jacrev"]
-    + _functional.__all__
-    + _primitives.__all__
-    + _composites.__all__
+    ["GradOperation", "hessian", "jacfwd", "jacrev"] + [n for part in _PARTS for n in part.__all__]
 )
 assert len(set(__all__)) == len(__all__), "a name is defined twice in symgrad.ops"
 
