@@ -10,6 +10,7 @@ signatures here.
 from __future__ import annotations
 
 import math
+import operator
 import string
 
 import numpy as np
@@ -19,17 +20,6 @@ from symgrad.ops import functional as F
 from symgrad.tensor import Tensor
 
 _exp, _log, _sqrt, _abs = F.GENERATED["exp"], F.GENERATED["log"], F.GENERATED["sqrt"], F.GENERATED["abs"]
-
-
-def _axes(t: Tensor, axis, op: str) -> list[int]:
-    """``axis`` (an int, a sequence, or ()/None for all) as sorted non-negative axes of ``t``."""
-    if axis in ((), None):
-        return list(range(t.ndim))
-    axes = np.atleast_1d(axis).tolist()
-    for a in axes:
-        if not -t.ndim <= a < max(t.ndim, 1):
-            raise OpError(f"{op}: axis {a} is out of range for a tensor of shape {t.shape}")
-    return sorted({a % max(t.ndim, 1) for a in axes})
 
 
 # ----- rows with parameters -----
@@ -72,22 +62,16 @@ def reduce_min(x, axis=(), keep_dims: bool = False) -> Tensor:
 
 def prod(input, axis=(), keep_dims: bool = False) -> Tensor:  # noqa: A002 - MindSpore's name
     """The product over ``axis``, as a chain of multiplications (exact gradients where an entry is 0)."""
-    t = F.as_tensor(input, "ReduceProd", "input")
-    for a in reversed(_axes(t, axis, "ReduceProd")):
-        pieces = [t[(slice(None),) * a + (i,)] for i in range(t.shape[a])]
-        total = pieces[0]
-        for p in pieces[1:]:
-            total = total * p
-        t = total.expand_dims(a) if keep_dims else total
-    return t
+    return F.fold_axes(F.as_tensor(input, "ReduceProd", "input"), axis, operator.mul, keep_dims, "ReduceProd")
 
 
 def logsumexp(input, axis, keep_dims: bool = False) -> Tensor:  # noqa: A002 - MindSpore's name
     """``log(sum(exp(x)))`` over ``axis``, shifted by the (constant) maximum so it cannot overflow."""
     t = F.as_tensor(input, "LogSumExp", "input")
-    shift = F.stop_gradient(F.reduce_max(t, axis, keep_dims=True))
-    total = _log(F.reduce_sum(_exp(t - shift), tuple(_axes(t, axis, "LogSumExp")), keep_dims=True)) + shift
-    return total if keep_dims else total.squeeze(tuple(_axes(t, axis, "LogSumExp")))
+    axes = tuple(F.reduction_axes(t, axis, "LogSumExp"))
+    shift = F.stop_gradient(F.reduce_max(t, axes, keep_dims=True))
+    total = _log(F.reduce_sum(_exp(t - shift), axes, keep_dims=True)) + shift
+    return total if keep_dims else total.squeeze(axes)
 
 
 def softmax(x, axis: int = -1) -> Tensor:
@@ -109,7 +93,7 @@ def norm(A, ord=None, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002,
     The 2-norm's gradient at 0 is NaN (0/0), where MindSpore returns 0: a documented difference.
     """
     t = F.as_tensor(A, "Norm", "A")
-    axes = tuple(_axes(t, dim, "Norm"))
+    axes = tuple(F.reduction_axes(t, dim, "Norm"))
     if ord in (None, 2):
         return _sqrt(F.reduce_sum(t * t, axes, keepdim))
     if isinstance(ord, int | float) and ord >= 1:

@@ -7,6 +7,8 @@ record); ops with MindSpore-specific arguments are written below by hand, and
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from symgrad.autodiff.api import get_grad, grad, jvp, stop_gradient, value_and_grad, vjp  # noqa: F401 - public here too
@@ -163,17 +165,28 @@ def concat(tensors, axis: int = 0) -> Tensor:
     return joined.reshape(tuple(shape[:axis] + [len(ts) * shape[axis]] + shape[axis + 1 :]))
 
 
+def reduction_axes(t: Tensor, axis, op: str) -> list[int]:
+    """``axis`` (an int, a sequence, or ()/None for all) as sorted distinct non-negative axes of ``t``."""
+    if axis in ((), None):
+        return list(range(t.ndim))
+    axes = np.atleast_1d(axis).tolist()
+    for a in axes:
+        if not -t.ndim <= a < max(t.ndim, 1):
+            raise OpError(f"{op}: axis {a} is out of range for a tensor of shape {t.shape}")
+    return sorted({a % max(t.ndim, 1) for a in axes})
+
+
+def fold_axes(t: Tensor, axis, combine, keep_dims: bool, op: str) -> Tensor:
+    """``combine`` chained over the slices along each axis in ``axis`` (all when empty), e.g. a maximum."""
+    for a in reversed(reduction_axes(t, axis, op)):
+        total = functools.reduce(combine, [t[(slice(None),) * a + (i,)] for i in range(t.shape[a])])
+        t = total.expand_dims(a) if keep_dims else total
+    return t
+
+
 def reduce_max(x, axis=(), keep_dims: bool = False) -> Tensor:
     """The maximum over ``axis`` (all axes when empty), as a chain of Maximum ops (ties share the gradient)."""
-    t = as_tensor(x, "ReduceMax", "x")
-    axes = range(t.ndim) if axis in ((), None) else [a % t.ndim for a in np.atleast_1d(axis).tolist()]
-    for a in sorted(axes, reverse=True):
-        pieces = [t[(slice(None),) * a + (i,)] for i in range(t.shape[a])]
-        best = pieces[0]
-        for p in pieces[1:]:
-            best = GENERATED["maximum"](best, p)
-        t = best.expand_dims(a) if keep_dims else best
-    return t
+    return fold_axes(as_tensor(x, "ReduceMax", "x"), axis, GENERATED["maximum"], keep_dims, "ReduceMax")
 
 
 def vmap(fn, in_axes=0, out_axes=0):
