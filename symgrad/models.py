@@ -9,7 +9,7 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.autodiff.api import grad
-from symgrad.parameter import Parameter, ParameterTuple
+from symgrad.parameter import Parameter, ParameterTuple, unflatten
 from symgrad.tensor import Tensor
 
 
@@ -32,13 +32,7 @@ class PointMLP:
 
     def set_flat(self, theta: np.ndarray) -> None:
         """Load all weights from one vector (W1 row-major, b1, W2, ...)."""
-        offset = 0
-        for p in self.params:
-            size = p.size
-            p.set_data(theta[offset : offset + size].reshape(p.shape))
-            offset += size
-        if offset != theta.size:
-            raise ValueError(f"set_flat: expected {offset} values, got {theta.size}")
+        unflatten(self.params, theta)
 
     def __call__(self, x: Tensor, t: Tensor) -> Tensor:
         a = ops.stack([x, t])

@@ -55,3 +55,18 @@ class ParameterTuple(tuple):
             if not isinstance(p, Parameter):
                 raise TypeError(f"ParameterTuple: every element must be a Parameter, got {type(p).__name__}")
         return super().__new__(cls, items)
+
+
+def flatten(params) -> np.ndarray:
+    """All weights as one float64 vector, in order (W1 row-major, b1, W2, ...)."""
+    return np.concatenate([np.asarray(p.asnumpy(), np.float64).ravel() for p in params])
+
+
+def unflatten(params, theta: np.ndarray) -> None:
+    """Load ``theta`` (as :func:`flatten` lays it out) into ``params``, each keeping its dtype."""
+    params = list(params)
+    sizes = [int(np.prod(p.shape)) for p in params]
+    if sum(sizes) != theta.size:
+        raise ValueError(f"unflatten: the parameters hold {sum(sizes)} values, got {theta.size}")
+    for p, start, size in zip(params, np.cumsum([0, *sizes]), sizes):
+        p.set_data(theta[start : start + size].reshape(p.shape))

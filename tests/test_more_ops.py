@@ -186,7 +186,10 @@ def test_new_activation_cells_and_squeeze_classes():
         (lambda t: ops.BatchMatMul()(t, t), r"BatchMatMul: shapes \(3, 4\) and \(3, 4\) do not chain"),
         (lambda t: ops.prod(t, 5), r"ReduceProd: axis 5 is out of range for a tensor of shape \(3, 4\)"),
         # it used to wrap around (axis 2 of a 2-D tensor meant axis 0): a silently different answer
-        (lambda t: ops.ReduceMax()(t, 2), r"ReduceMax: axis 2 is out of range for a tensor of shape \(3, 4\)"),
+        (
+            lambda t: ops.ReduceMax()(t, 2),
+            r"ReduceMax: axis 2 is out of range for a tensor of shape \(3, 4\)",
+        ),
     ],
 )
 def test_bad_arguments_name_the_op(call, message):

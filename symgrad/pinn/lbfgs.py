@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from symgrad.parameter import Parameter
-from symgrad.pinn.training import kernels_in_use, progress_bar
+from symgrad.parameter import Parameter, flatten, unflatten
+from symgrad.pinn.training import kernels_in_use, progress_bar, total_loss
 
 
 @dataclass
@@ -24,22 +24,6 @@ class LbfgsResult:
     iterations: int = 0
     message: str = ""
     success: bool = False
-
-
-def flatten(params: Sequence[Parameter]) -> np.ndarray:
-    """All weights as one float64 vector, in order."""
-    return np.concatenate([np.asarray(p.asnumpy(), np.float64).ravel() for p in params])
-
-
-def unflatten(params: Sequence[Parameter], theta: np.ndarray) -> None:
-    """Load ``theta`` (as :func:`flatten` lays it out) into ``params``, each in its own dtype."""
-    offset = 0
-    for p in params:
-        size = int(np.prod(p.shape))
-        p.set_data(theta[offset : offset + size].reshape(p.shape).astype(p.dtype.np))
-        offset += size
-    if offset != theta.size:
-        raise ValueError(f"unflatten: the parameters hold {offset} values, theta has {theta.size}")
 
 
 def lbfgs(
@@ -70,12 +54,7 @@ def lbfgs(
 
     def loss_and_gradient(theta: np.ndarray) -> tuple[float, np.ndarray]:
         unflatten(params, theta)
-        total, grads = 0.0, None
-        for term, points in losses:
-            value, g = term(*points)
-            total += value
-            grads = g if grads is None else [a + b for a, b in zip(grads, g)]
-        assert grads is not None, "lbfgs needs at least one loss term"
+        total, grads = total_loss(losses)
         result.history.append(total)
         return total, np.concatenate([np.asarray(g, np.float64).ravel() for g in grads])
 

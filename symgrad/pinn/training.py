@@ -136,6 +136,18 @@ class ResidualLoss:
         return np.broadcast_to(r, np.broadcast_shapes(*(np.shape(p) for p in points)))
 
 
+def total_loss(losses: Sequence[tuple[Callable, Sequence[np.ndarray]]]) -> tuple[float, list[np.ndarray]]:
+    """The sum of the loss terms (each called on its points) and the sum of their gradients."""
+    if not losses:
+        raise ValueError("no loss terms: pass (loss, points) pairs")
+    total, grads = 0.0, None
+    for term, points in losses:
+        value, g = term(*points)
+        total += value
+        grads = g if grads is None else [a + b for a, b in zip(grads, g)]
+    return total, grads
+
+
 def train(
     losses: Sequence[tuple[ResidualLoss, Sequence[np.ndarray]]],
     optimizer: Adam,
@@ -147,11 +159,7 @@ def train(
     bar = progress_bar(steps, progress)
     history = []
     for step in range(steps):
-        total, grads = 0.0, None
-        for term, points in losses:
-            value, g = term(*points)
-            total += value
-            grads = g if grads is None else [a + b for a, b in zip(grads, g)]
+        total, grads = total_loss(losses)
         optimizer.step(grads)
         history.append(total)
         if bar is not None:
