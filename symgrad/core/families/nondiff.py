@@ -53,37 +53,24 @@ _nondiff(
     mindspore="ops.where({0} != {0}, ops.zeros_like({0}), ops.heaviside({0}, ops.full_like({0}, {p0})))",
     api=Api(internal="the derivative of ReLU, Maximum and Minimum (its value at 0 is a parameter)"),
 )  # fmt: skip
-_nondiff(
-    "greater", "Greater", 2, lambda a, b: sympy.Gt(a, b),
-    numpy="np.greater({0}, {1})", c="({0} > {1})", mindspore="ops.gt({0}, {1})",
-    infer=_boolean("Greater"), api=Api(("Greater",), ("greater", "gt"), ("__gt__",)), notation="{0} > {1}",
-)  # fmt: skip
-_nondiff(
-    "less", "Less", 2, lambda a, b: sympy.Lt(a, b),
-    numpy="np.less({0}, {1})", c="({0} < {1})", mindspore="ops.lt({0}, {1})",
-    infer=_boolean("Less"), api=Api(("Less",), ("less", "lt"), ("__lt__",)), notation="{0} < {1}",
-)  # fmt: skip
-_nondiff(
-    "equal", "Equal", 2, lambda a, b: sympy.Eq(a, b),
-    numpy="np.equal({0}, {1})", c="({0} == {1})", mindspore="ops.equal({0}, {1})",
-    infer=_boolean("Equal"), api=Api(("Equal",), ("equal", "eq"), ("__eq__",)), notation="{0} == {1}",
-)  # fmt: skip
-_nondiff(
-    "not_equal", "NotEqual", 2, lambda a, b: sympy.Ne(a, b),
-    numpy="np.not_equal({0}, {1})", c="({0} != {1})", mindspore="ops.ne({0}, {1})",
-    infer=_boolean("NotEqual"), api=Api(("NotEqual",), ("not_equal", "ne"), ("__ne__",)), notation="{0} != {1}",
-)  # fmt: skip
-_nondiff(
-    "greater_equal", "GreaterEqual", 2, lambda a, b: sympy.Ge(a, b),
-    numpy="np.greater_equal({0}, {1})", c="({0} >= {1})", mindspore="ops.ge({0}, {1})",
-    infer=_boolean("GreaterEqual"), api=Api(("GreaterEqual",), ("greater_equal", "ge"), ("__ge__",)),
-    notation="{0} >= {1}",
-)  # fmt: skip
-_nondiff(
-    "less_equal", "LessEqual", 2, lambda a, b: sympy.Le(a, b),
-    numpy="np.less_equal({0}, {1})", c="({0} <= {1})", mindspore="ops.le({0}, {1})",
-    infer=_boolean("LessEqual"), api=Api(("LessEqual",), ("less_equal", "le"), ("__le__",)), notation="{0} <= {1}",
-)  # fmt: skip
+
+
+def _comparison(name, display, symbol, sympy_fn, short, mindspore):
+    """An elementwise comparison: Bool result, the C operator ``symbol`` as spelling and notation,
+    public as ``display``, ``name``, ``short`` and the Tensor operator of the same name."""
+    _nondiff(
+        name, display, 2, sympy_fn,
+        numpy=f"np.{name}({{0}}, {{1}})", c=f"({{0}} {symbol} {{1}})", mindspore=f"ops.{mindspore}({{0}}, {{1}})",
+        infer=_boolean(display), api=Api((display,), (name, short), (f"__{short}__",)), notation=f"{{0}} {symbol} {{1}}",
+    )  # fmt: skip
+
+
+_comparison("greater", "Greater", ">", sympy.Gt, "gt", "gt")
+_comparison("less", "Less", "<", sympy.Lt, "lt", "lt")
+_comparison("equal", "Equal", "==", sympy.Eq, "eq", "equal")
+_comparison("not_equal", "NotEqual", "!=", sympy.Ne, "ne", "ne")
+_comparison("greater_equal", "GreaterEqual", ">=", sympy.Ge, "ge", "ge")
+_comparison("less_equal", "LessEqual", "<=", sympy.Le, "le", "le")
 _nondiff(
     "floor_div", "FloorDiv", 2, lambda a, b: sympy.floor(a / b),
     numpy="np.floor_divide({0}, {1})", c="floor({0} / {1})", mindspore="ops.floor_div({0}, {1})",
