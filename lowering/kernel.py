@@ -74,7 +74,6 @@ class Kernel:
             else:
                 out = self._fn(*values, self._program.consts, batch)
         like = next((v for v in values if backend.is_float(v)), None)
-        data_dtypes = [d for d in map(_numpy_dtype, values) if d is not None and d.kind == "f"]
         results = []
         count = math.prod(batch)
         for value, node, reduction in zip(out, self._outputs, self.reductions):
@@ -83,8 +82,16 @@ class Kernel:
             # numbers) were computed in float64
             value = backend.asarray_like(value, like if node.dtype is None else None)
             got = _numpy_dtype(value)
-            if node.dtype is not None and got is not None and got.kind == "f" and node.dtype.kind == "f":
-                wanted = np.result_type(node.dtype, *data_dtypes)
+            # (never "got in (None, ...)": np.dtype("float64") == None is True)
+            if (
+                node.dtype is not None
+                and got is not None
+                and got != node.dtype
+                and got.kind == node.dtype.kind == "f"
+            ):
+                # rare (weakly typed arrays met a typed graph), so the data's dtypes are read only here
+                data = [d for d in map(_numpy_dtype, values) if d is not None and d.kind == "f"]
+                wanted = np.result_type(node.dtype, *data)
                 if got != wanted:
                     value = backend.astype(value, wanted)
             if reduction == "mean":
