@@ -1,7 +1,7 @@
 """The public differentiation API, MindSpore's signatures over one engine.
 
 ``GradOperation``, ``grad``, ``value_and_grad``, ``jvp``, ``vjp``, ``jacfwd``,
-``jacrev`` and ``hessian`` only sort arguments and results; the work is in
+``jacrev``, ``hessian`` and ``laplacian`` only sort arguments and results; the work is in
 :mod:`symgrad.autodiff.differentiate`.
 """
 
@@ -11,9 +11,19 @@ import functools
 from collections.abc import Callable
 
 from symgrad.autodiff.differentiate import check_positions, forward, in_dtype_of, reverse
+from symgrad.autodiff.forward_laplacian import forward_laplacian, input_directions
 from symgrad.autodiff.jacobian import jacobian_node
-from symgrad.autodiff.tracing import Trace, as_outputs, check_arguments, named_like, trace_inputs
-from symgrad.errors import EmptyPositionError, GradError, GradNotFoundError
+from symgrad.autodiff.tracing import (
+    Trace,
+    as_outputs,
+    check_arguments,
+    check_differentiable,
+    fn_name,
+    named_like,
+    trace_inputs,
+)
+from symgrad.core.families.structural import zeros_like
+from symgrad.errors import EmptyPositionError, GradError, GradNotFoundError, GradTypeError
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
 
@@ -283,6 +293,35 @@ def jacrev(fn: Callable, grad_position=0, has_aux: bool = False) -> Callable:
 def hessian(fn: Callable, grad_position=0) -> Callable:
     """Second derivatives: ``jacfwd(jacrev(fn))``, shape ``out + in + in``."""
     return jacfwd(jacrev(fn, grad_position), grad_position)
+
+
+def laplacian(fn: Callable, grad_position=0) -> Callable:
+    """The sum of the second derivatives of ``fn`` over every element of the inputs at
+    ``grad_position`` (``trace(hessian)``), by one forward-Laplacian sweep; shape of the output.
+
+    Unlike ``hessian``, neither the Hessian nor d second-order sweeps are built: the cost
+    grows with the number of input elements d only through one leading axis of size d.
+    """
+    positions, _ = _positions(grad_position, "laplacian")
+
+    def lap_fn(*args):
+        trace = Trace()
+        leaves = trace_inputs(fn, args, trace)
+        check_positions(positions, args, "laplacian")
+        outputs, is_tuple = as_outputs(fn(*leaves), fn)
+        if is_tuple or len(outputs) != 1:
+            raise GradError(f"laplacian: {fn_name(fn)} must return one Tensor, got {len(outputs)} output(s)")
+        xs = []
+        for p in positions:
+            if not isinstance(args[p], Tensor):
+                raise GradTypeError(f"laplacian: input {p} must be a Tensor, got {type(args[p]).__name__}")
+            check_differentiable(args[p], f"input {p}", "laplacian")
+            xs.append(leaves[p]._node)
+        ((_, lap),) = forward_laplacian([outputs[0]._node], input_directions(xs))
+        lap = zeros_like(outputs[0]._node) if lap is None else lap
+        return trace.finish([lap], outputs[0])[0]
+
+    return named_like(fn, lap_fn)
 
 
 def stop_gradient(x: Tensor) -> Tensor:

@@ -71,6 +71,10 @@ class OpDef:
         transpose: linear ops: ``f(node, cotangent) -> tuple`` of argument cotangents.
         jvp, vjp: custom ops: ``jvp(node, tangents) -> Node | None`` and
             ``vjp(node, cotangent) -> tuple``.
+        batched: linear and custom ops: ``f(node, tangents) -> Node | None``, the jvp of a
+            batch of tangents stacked on a new leading axis (None for an argument without
+            one), used by the forward Laplacian; returning None (or no rule) makes it fall
+            back to one jvp per direction.
         simplify: ``(args, params) -> Node | None``, local algebraic identities.
         fold: a NumPy function that evaluates the op on Python scalar constants at
             build time (arithmetic only, so ``sin(1)`` stays symbolic).
@@ -102,6 +106,7 @@ class OpDef:
     transpose: Callable | None = None
     jvp: Callable | None = None
     vjp: Callable | None = None
+    batched: Callable | None = None
     simplify: Callable | None = None
     fold: Callable | None = None
     spellings: dict[str, str] = field(default_factory=dict)

@@ -4,7 +4,7 @@ The op classes and functions are generated from the op table (``symgrad.core.reg
 or written by hand where MindSpore's signature needs it; ``__all__`` lists them all.
 """
 
-from symgrad.autodiff.api import GradOperation, hessian, jacfwd, jacrev
+from symgrad.autodiff.api import GradOperation, hessian, jacfwd, jacrev, laplacian
 from symgrad.ops import composites as _composites
 from symgrad.ops import functional as _functional
 from symgrad.ops import hooks as _hooks
@@ -16,7 +16,8 @@ for _part in _PARTS:
     globals().update({name: getattr(_part, name) for name in _part.__all__})
 
 __all__ = sorted(
-    ["GradOperation", "hessian", "jacfwd", "jacrev"] + [n for part in _PARTS for n in part.__all__]
+    ["GradOperation", "hessian", "jacfwd", "jacrev", "laplacian"]
+    + [n for part in _PARTS for n in part.__all__]
 )
 assert len(set(__all__)) == len(__all__), "a name is defined twice in symgrad.ops"
 

@@ -18,6 +18,7 @@ import numpy as np
 
 import lowering
 from symgrad.autodiff.api import grad
+from symgrad.autodiff.api import laplacian as symgrad_laplacian
 from symgrad.optim import Adam
 from symgrad.parameter import Parameter
 from symgrad.symbolic import kernel, placeholder
@@ -26,24 +27,10 @@ from symgrad.symbolic import kernel, placeholder
 def laplacian(fn: Callable, positions: Sequence[int] = (0,)) -> Callable:
     """The sum of second derivatives of scalar ``fn`` over the inputs at ``positions``.
 
-    Only the diagonal terms are built (one second derivative per coordinate), never
-    the full Hessian. Inputs may be scalars or vectors.
+    One forward-Laplacian sweep (:func:`symgrad.laplacian`): neither the Hessian nor one
+    second-order sweep per coordinate is built. Inputs may be scalars or vectors.
     """
-
-    def lap(*args):
-        total = None
-        for p in positions:
-            first = grad(fn, p)
-            if args[p].shape == ():
-                term = grad(first, p)(*args)
-            else:
-                term = sum(
-                    grad(lambda *a, i=i, f=first: f(*a)[i], p)(*args)[i] for i in range(args[p].shape[0])
-                )
-            total = term if total is None else total + term
-        return total
-
-    return lap
+    return symgrad_laplacian(fn, tuple(positions))
 
 
 def fast_backend() -> str:

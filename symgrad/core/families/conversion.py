@@ -57,6 +57,7 @@ register(
         infer=lambda args, params: (args[0].shape, np.dtype(params[0])),
         sympy=_sym_cast,
         transpose=lambda node, ct: (cast(ct, node.args[0].dtype or np.float32),),
+        batched=lambda node, tangents: make_node("cast", tangents, node.params),
         # C and CUDA compute in one real type: SG_CAST_<dtype> rounds a value as <dtype> would
         spellings={"numpy": 'rt.cast({0}, "{p0}")', "c": "SG_CAST_{p0}({0})", "mindspore": 'rt.cast({0}, "{p0}")'},
         pattern=MAP,

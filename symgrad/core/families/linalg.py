@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from symgrad.core.families.structural import reshape
-from symgrad.core.graph import Node
+from symgrad.core.families.structural import reshape, transpose
+from symgrad.core.graph import Const, Node
 from symgrad.core.registry import CONTRACTION, CUSTOM, Api, OpDef, make_node, promote, register
 from symgrad.errors import OpError
 
@@ -48,6 +48,43 @@ def _jvp(node, tangents):
     if db is not None:
         terms.append(matmul(a, db, ta, tb))
     return terms[0] if len(terms) == 1 else make_node("add", tuple(terms))
+
+
+def _batched(node, tangents):
+    """The jvp of a batch of tangents (leading axis) where one matmul does it, else None."""
+    (a, b), (ta, tb) = node.args, node.params
+    da, db = tangents
+    terms = []
+    if da is not None:
+        if a.ndim != 1:
+            return None
+        terms.append(matmul(da, b, False, tb))  # rows of da are vectors a: (d, k) @ op(b)
+    if db is not None:
+        if b.ndim != 1:
+            return None
+        terms.append(
+            matmul(db, a, False, not ta) if a.ndim == 2 else matmul(db, a)
+        )  # op(a) @ v = v @ op(a)^T
+    return terms[0] if len(terms) == 1 else make_node("add", tuple(terms))
+
+
+def _is_identity(x: Node) -> bool:
+    return (
+        isinstance(x, Const)
+        and x.ndim == 2
+        and x.shape[0] == x.shape[1]
+        and np.array_equal(x.value, np.eye(x.shape[0]))
+    )
+
+
+def _simplify(args, params):
+    """``I @ b = b`` and ``a @ I = a`` (the directions of a Laplacian's inputs are an identity)."""
+    (a, b), (ta, tb) = args, params
+    if _is_identity(a) and b.dtype == promote(args, False):
+        return transpose(b, (1, 0)) if tb and b.ndim == 2 else b
+    if _is_identity(b) and a.dtype == promote(args, False):
+        return transpose(a, (1, 0)) if ta and a.ndim == 2 else a
+    return None
 
 
 def _as_matrix(x: Node, is_left: bool) -> Node:
@@ -95,6 +132,8 @@ register(
         sympy=_sympy,
         jvp=_jvp,
         vjp=_vjp,
+        batched=_batched,
+        simplify=_simplify,
         pattern=CONTRACTION,
         spellings={
             "numpy": "rt.matmul({0}, {1}, {r0}, {r1}, {p0}, {p1})",

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import sympy
 
-from symgrad.core.graph import Node, const
+from symgrad.core.graph import Const, Node, const
 from symgrad.core.registry import GATHER, LINEAR, REDUCTION, Api, OpDef, make_node, register
 from symgrad.errors import OpError
 
@@ -263,6 +263,64 @@ def _t_stack(node, ct):
     return tuple(picks)
 
 
+# ----- batched rules (a batch of tangents on a new leading axis; forward Laplacian) -----
+
+
+def _b_broadcast(node, tangents):
+    (g,), (shape,) = tangents, node.params
+    rank = g.ndim - 1
+    g = reshape(g, (g.shape[0],) + (1,) * (len(shape) - rank) + g.shape[1:])
+    return broadcast_to(g, (g.shape[0], *shape))
+
+
+def _b_reduce(node, tangents):
+    (g,), (axes, keepdims) = tangents, node.params
+    return make_node("reduce_sum", (g,), (tuple(a + 1 for a in axes), keepdims))
+
+
+def _b_reshape(node, tangents):
+    (g,) = tangents
+    return reshape(g, (g.shape[0], *node.shape))
+
+
+def _b_transpose(node, tangents):
+    (g,) = tangents
+    return transpose(g, (0, *(p + 1 for p in node.params[0])))
+
+
+def _b_getitem(node, tangents):
+    (g,) = tangents
+    return make_node("getitem", (g,), (((0, g.shape[0], 1), *node.params[0]),))
+
+
+def _b_scatter(node, tangents):
+    (g,), (index, shape) = tangents, node.params
+    return make_node("scatter", (g,), (((0, g.shape[0], 1), *index), (g.shape[0], *shape)))
+
+
+def _b_stack(node, tangents):
+    d = next(g.shape[0] for g in tangents if g is not None)
+    axis = node.params[0] % node.ndim
+    item = node.shape[:axis] + node.shape[axis + 1 :]
+    rows = [
+        broadcast_to(zeros_like(a), (d, *item))
+        if g is None
+        else broadcast_to(reshape(g, (d,) + (1,) * (len(item) - g.ndim + 1) + g.shape[1:]), (d, *item))
+        for a, g in zip(node.args, tangents)
+    ]
+    values = [_constant(r) for r in rows]
+    if all(v is not None for v in values):  # constant directions (input seeds) stay one constant
+        return const(np.stack(values, axis + 1))
+    return stack(rows, axis + 1)
+
+
+def _constant(node: Node):
+    """The array a constant (or a broadcast constant) holds, else None."""
+    if node.op == "broadcast_to" and isinstance(node.args[0], Const):
+        return np.broadcast_to(node.args[0].value, node.shape)
+    return np.asarray(node.value) if isinstance(node, Const) else None
+
+
 # ----- closed forms on object arrays -----
 
 
@@ -323,6 +381,7 @@ _linear(
     lambda arrays, node: np.broadcast_to(arrays[0], node.shape),
     numpy="rt.broadcast_to({0}, {r0}, {p0})", mindspore="rt.broadcast_to({0}, {r0}, {p0})",
     simplify=_simplify_broadcast, notation=_show_with_shape,
+    batched=_b_broadcast,
     api=Api(("BroadcastTo",), ("broadcast_to",), generated=False),
 )  # fmt: skip
 _linear(
@@ -330,6 +389,7 @@ _linear(
     numpy="rt.reduce_sum({0}, {r0}, {p0}, {p1})",
     mindspore="rt.reduce_sum({0}, {r0}, {p0}, {p1})", simplify=_simplify_reduce, pattern=REDUCTION,
     notation=lambda node, args: f"Σ_{list(node.params[0])} {args[0]}",
+    batched=_b_reduce,
     api=Api(("ReduceSum",), ("reduce_sum", "sum"), generated=False),
 )  # fmt: skip
 _linear(
@@ -338,6 +398,7 @@ _linear(
     lambda arrays, node: arrays[0].reshape(node.shape),
     numpy="rt.reshape({0}, {r0}, {p0})", mindspore="rt.reshape({0}, {r0}, {p0})",
     simplify=_simplify_reshape, keeps_order=True, notation=_show_with_shape,
+    batched=_b_reshape,
     api=Api(("Reshape",), ("reshape",), generated=False),
 )  # fmt: skip
 _linear(
@@ -345,23 +406,27 @@ _linear(
     lambda arrays, node: np.transpose(arrays[0], node.params[0]),
     numpy="rt.transpose({0}, {p0})", mindspore="rt.transpose({0}, {p0})",
     simplify=_simplify_transpose, notation=lambda node, args: f"{args[0]}ᵀ{list(node.params[0])}",
+    batched=_b_transpose,
     api=Api(("Transpose",), ("transpose",), generated=False),
 )  # fmt: skip
 _linear(
     "getitem", "getitem", 1,
     lambda args, params: (_indexed_shape(args[0].shape, params[0]), args[0].dtype),
     _t_getitem, lambda arrays, node: arrays[0][index_to_python(node.params[0])],
+    batched=_b_getitem,
     numpy="rt.getitem({0}, {p0})", mindspore="rt.getitem({0}, {p0})",
     simplify=_simplify_getitem, notation=_show_index, api=Api(operators=("__getitem__",), generated=False),
 )  # fmt: skip
 _linear(
     "scatter", "scatter", 1, _infer_scatter, _t_scatter, _sym_scatter,
     numpy="rt.scatter({0}, {r0}, {p0}, {p1})", mindspore="rt.scatter({0}, {r0}, {p0}, {p1})",
+    batched=_b_scatter,
     api=Api(internal="the transpose of indexing, in reverse-mode derivatives"),
 )  # fmt: skip
 _linear(
     "stack", "Stack", None, _infer_stack, _t_stack,
     lambda arrays, node: np.stack(np.broadcast_arrays(*arrays), axis=node.params[0]),
     numpy="rt.stack([{args}], {p0}, {rank})", mindspore="rt.stack([{args}], {p0}, {rank})",
+    batched=_b_stack,
     api=Api(("Stack",), ("stack",), generated=False),
 )  # fmt: skip
