@@ -103,6 +103,7 @@ class _Printer:
             lines += [
                 "#define STATIC static __device__ const",
                 "#define SIMD_SUM",
+                '#define UNROLL_BLOCK _Pragma("unroll")',
                 "#ifndef INFINITY",  # nvcc includes math.h itself; NVRTC includes nothing
                 "#define INFINITY __builtin_huge_val()",
                 '#define NAN __builtin_nan("")',
@@ -116,7 +117,11 @@ class _Printer:
                 "#include <omp.h>",
                 "#define STATIC static const",
             ]
-            lines += ['#define SIMD_SUM _Pragma("omp simd reduction(+:s)")', "typedef long idx_t;"]
+            lines += [
+                '#define SIMD_SUM _Pragma("omp simd reduction(+:s)")',
+                f'#define UNROLL_BLOCK _Pragma("GCC unroll {_COLS}")',
+                "typedef long idx_t;",
+            ]
         lines += [f"#define SG_CAST_{name}(v) {code}" for name, code in C_CASTS.items()]
         lines += self.statics
         offsets, total = {}, 0
@@ -244,10 +249,27 @@ class _Printer:
     def _emit_elementwise(self, node: Node, name: str) -> None:
         op = lookup(node.op)
         size = _size(node)
-        reads = [self._broadcast_read(a, node) for a in node.args]
         fields = {f"p{i}": _literal(p, self.real) for i, p in enumerate(node.params)}
+        cut = _outer_inner_cut(node)
+        if cut is not None:  # every argument is whole, a scalar, an outer or an inner block: no tables
+            outer, inner = math.prod(node.shape[:cut]), math.prod(node.shape[cut:])
+            reads = [self._split_read(a, node, cut) for a in node.args]
+            expr = op.spelling(*self.spelling_keys).format(*reads, **fields)
+            self.body.append(
+                f"{self.real} {name}[{size}]; for (int r = 0; r < {outer}; r++) for (int c = 0; c < {inner}; c++) "
+                f"{{ int i = r * {inner} + c; {name}[i] = {expr}; }}"
+            )
+            return
+        reads = [self._broadcast_read(a, node) for a in node.args]
         expr = op.spelling(*self.spelling_keys).format(*reads, **fields)
         self.body.append(f"{self.real} {name}[{size}]; for (int i = 0; i < {size}; i++) {name}[i] = {expr};")
+
+    def _split_read(self, arg: Node, node: Node, cut: int) -> str:
+        if arg in self.scalars or _size(arg) == 1:
+            return self._at(arg, "0")
+        if arg.shape == node.shape:
+            return self._at(arg, "i")
+        return self._at(arg, "c" if _reads_inner(arg.shape, node.shape, cut) else "r")
 
     def _broadcast_read(self, arg: Node, node: Node) -> str:
         """Element ``i`` of ``node``'s shape read from ``arg`` (NumPy broadcasting)."""
@@ -268,8 +290,13 @@ class _Printer:
         else:
             m, k = 1, a.shape[0]
         q = (b.shape[0] if tb else b.shape[1]) if b.ndim == 2 else 1
-        a_ik = self._at(a, f"l * {m} + r" if ta else f"r * {k} + l")
-        b_kj = self._at(b, f"c * {k} + l" if tb else f"l * {q} + c")
+        def a_at(r: str, l: str) -> str:  # noqa: E741 - the summed index, as in the loops
+            return self._at(a, f"{l} * {m} + {r}" if ta else f"{r} * {k} + {l}")
+
+        def b_at(l: str, c: str) -> str:  # noqa: E741
+            return self._at(b, f"{c} * {k} + {l}" if tb else f"{l} * {q} + {c}")
+
+        a_ik, b_kj = a_at("r", "l"), b_at("l", "c")
         real = self.real
         if tb:  # rows of b are contiguous: dot products (the pragma allows a vectorized sum)
             loops = (
@@ -277,6 +304,8 @@ class _Printer:
                 f"SIMD_SUM for (int l = 0; l < {k}; l++) s += {a_ik} * {b_kj}; "
                 f"{name}[r * {q} + c] = s; }}"
             )
+        elif m >= _ROWS and q >= _COLS:  # register blocks of the result, then the edges
+            loops = self._blocked_matmul(name, (m, k, q), a_at, b_at)
         else:  # columns of the result are contiguous in b: accumulate rows
             loops = (
                 f"for (int i = 0; i < {m * q}; i++) {name}[i] = 0; "
@@ -285,9 +314,52 @@ class _Printer:
             )
         self.body.append(f"{real} {name}[{m * q}]; {loops}")
 
+    def _blocked_matmul(self, name: str, sizes: tuple[int, int, int], a_at, b_at) -> str:
+        """``op(a) @ op(b)`` in blocks of _ROWS x _COLS results kept in registers over the sum.
+
+        ``a_at(r, l)`` and ``b_at(l, c)`` read op(a) and op(b). Rows and columns past the last
+        whole block are summed by the plain loop.
+        """
+        m, k, q = sizes
+        a_ik, b_kj = a_at("r", "l"), b_at("l", "c")
+        rows, cols = m - m % _ROWS, q - q % _COLS
+        real = self.real
+        zero = ", ".join(["0"] * (_ROWS * _COLS))
+        a_reads = " ".join(f"{real} v{i} = {a_at(f'(r0 + {i})', 'l')};" for i in range(_ROWS))
+        sums = " ".join(f"s[{i * _COLS} + j] += v{i} * w;" for i in range(_ROWS))
+        block = (  # UNROLL_BLOCK unrolls the column loop fully, so the block stays in registers
+            f"for (int r0 = 0; r0 < {rows}; r0 += {_ROWS}) for (int c0 = 0; c0 < {cols}; c0 += {_COLS}) {{ "
+            f"{real} s[{_ROWS * _COLS}] = {{{zero}}}; "
+            f"for (int l = 0; l < {k}; l++) {{ {a_reads} "
+            f"UNROLL_BLOCK for (int j = 0; j < {_COLS}; j++) {{ {real} w = {b_at('l', '(c0 + j)')}; {sums} }} }} "
+            f"for (int i = 0; i < {_ROWS * _COLS}; i++) {name}[(r0 + i / {_COLS}) * {q} + c0 + i % {_COLS}] = s[i]; }}"
+        )
+        edges = []
+        if cols < q:  # the last columns of the blocked rows: dot products
+            edges.append(
+                f"for (int r = 0; r < {rows}; r++) for (int c = {cols}; c < {q}; c++) {{ {real} t = 0; "
+                f"for (int l = 0; l < {k}; l++) t += {a_ik} * {b_kj}; {name}[r * {q} + c] = t; }}"
+            )
+        if rows < m:  # the last rows: accumulate rows of op(b), contiguous in the result
+            edges.append(
+                f"for (int i = {rows * q}; i < {m * q}; i++) {name}[i] = 0; "
+                f"for (int r = {rows}; r < {m}; r++) for (int l = 0; l < {k}; l++) {{ {real} v = {a_ik}; "
+                f"for (int c = 0; c < {q}; c++) {name}[r * {q} + c] += v * {b_kj}; }}"
+            )
+        return " ".join([block, *edges])
+
     def _emit_reduce(self, node: Node, name: str) -> None:
         """A REDUCTION: a sum over ``axes`` (params ``(axes, keepdims)``)."""
         (x,), (axes, _keepdims) = node.args, node.params
+        size_in, size = _size(x), _size(node)
+        lead = math.prod(x.shape[: len(axes)])
+        if tuple(axes) == tuple(range(len(axes))):  # leading axes: add whole rows, no index table
+            self.body.append(
+                f"{self.real} {name}[{size}]; for (int i = 0; i < {size}; i++) {name}[i] = 0; "
+                f"for (int r = 0; r < {lead}; r++) for (int i = 0; i < {size}; i++) "
+                f"{name}[i] += {self._at(x, f'r * {size} + i')};"
+            )
+            return
         coords = np.indices(x.shape).reshape(x.ndim, -1)
         kept = [d for d in range(x.ndim) if d not in axes]
         target = (
@@ -295,7 +367,6 @@ class _Printer:
             if kept
             else np.zeros(coords.shape[1], dtype=np.int64)
         )
-        size_in, size = _size(x), _size(node)
         self.body.append(
             f"{self.real} {name}[{size}]; for (int i = 0; i < {size}; i++) {name}[i] = 0; "
             f"for (int i = 0; i < {size_in}; i++) {name}[{self._table(target)}[i]] += {self._at(x, 'i')};"
@@ -369,6 +440,38 @@ def point_inputs(xp, args: Sequence[Var], values, batch: tuple, real: np.dtype) 
             full = xp.broadcast_to(value, batch + var.shape).reshape((n, size))
             laid_out.append((xp.ascontiguousarray(full, dtype=real), size))
     return laid_out
+
+
+_ROWS, _COLS = 4, 8  # a matmul register block: 4 rows of a times 8 columns of b
+
+
+def _outer_inner_cut(node: Node) -> int | None:
+    """An axis splitting ``node``'s shape so that every argument is whole, one element, the
+    outer axes (ones after) or the inner axes (ones before); None if there is none or no need."""
+    shape = node.shape
+    if all(a.shape == shape or _size(a) == 1 for a in node.args):
+        return None  # the flat loop already reads without tables
+    for cut in range(1, len(shape)):
+        if all(
+            a.shape == shape or _size(a) == 1 or _reads_inner(a.shape, shape, cut) or _reads_outer(a.shape, shape, cut)
+            for a in node.args
+        ):
+            return cut
+    return None
+
+
+def _padded(arg: tuple, shape: tuple) -> tuple:
+    return (1,) * (len(shape) - len(arg)) + tuple(arg)
+
+
+def _reads_inner(arg: tuple, shape: tuple, cut: int) -> bool:
+    padded = _padded(arg, shape)
+    return all(d == 1 for d in padded[:cut]) and padded[cut:] == shape[cut:]
+
+
+def _reads_outer(arg: tuple, shape: tuple, cut: int) -> bool:
+    padded = _padded(arg, shape)
+    return padded[:cut] == shape[:cut] and all(d == 1 for d in padded[cut:])
 
 
 def _size(node: Node) -> int:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import lowering
+import lowering.c_source
 import lowering.native as native
 import symgrad
 from symgrad import ops
@@ -41,6 +42,9 @@ MATMULS = [  # (shape of a, shape of b, transpose_a, transpose_b)
     ((3,), (3,), False, False), ((3,), (3, 2), False, False), ((4, 3), (3,), False, False),
     ((4, 3), (3, 2), False, False), ((3, 4), (3, 2), True, False), ((4, 3), (2, 3), False, True),
     ((3, 4), (2, 3), True, True),
+    # register blocks (4 x 8) with leftover rows, leftover columns, both, and a transposed a
+    ((9, 7), (7, 16), False, False), ((8, 5), (5, 17), False, False), ((10, 7), (7, 13), False, False),
+    ((7, 10), (7, 13), True, False),
 ]  # fmt: skip
 
 
@@ -68,6 +72,21 @@ def test_structural_ops_broadcasting_and_constants(rng):
 
     grads = ops.grad(lambda x, col: f(x, col).sum(), (0, 1))(x, col)
     assert_same([f(x, col), *grads], [x, col], [rng.normal(size=(7, 3, 4)), rng.normal(size=(7, 3, 1))])
+
+
+def test_outer_and_inner_broadcasts_and_leading_reductions_read_without_tables(rng):
+    x = symgrad.placeholder("x", (3, 4, 5))
+    inner, outer = symgrad.placeholder("inner", (4, 5)), symgrad.placeholder("outer", (3, 1, 1))
+
+    def f(x, inner, outer):
+        y = ops.sin(x * inner + outer) * outer + ops.exp(inner)
+        return ops.ReduceSum()(y, (0,)), ops.ReduceSum()(y * y, (0, 1)), ops.ReduceSum()(y, (1, 2))
+
+    outputs = [*f(x, inner, outer), *ops.grad(lambda *a: f(*a)[1].sum(), (0, 1, 2))(x, inner, outer)]
+    source = lowering.c_source.print_point_program([o._node for o in outputs[:2]], [x._node, inner._node, outer._node]).source
+    assert "STATIC int" not in source  # no index tables for these reads and sums
+    values = [rng.normal(size=(6, 3, 4, 5)), rng.normal(size=(6, 4, 5)), rng.normal(size=(6, 3, 1, 1))]
+    assert_same(outputs, [x, inner, outer], values)
 
 
 def test_comparisons_signs_and_heaviside_keep_their_dtypes(rng):
