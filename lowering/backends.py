@@ -49,6 +49,7 @@ class Backend:
     install_hint: str = ""
     printer: NumpyPrinter = NumpyPrinter()
     chunked = False  # True: the kernel evaluates big batches a chunk at a time (bounded memory)
+    native_array: type | None = None  # the array type the program takes as it is (no conversion)
 
     def available(self) -> bool:
         return importlib.util.find_spec(self.module) is not None
@@ -69,7 +70,10 @@ class Backend:
         return program, function
 
     def xp(self) -> ModuleType:
-        return importlib.import_module(self.module)
+        module = self.__dict__.get("_module")  # imported once: every kernel call asks
+        if module is None:
+            module = self.__dict__["_module"] = importlib.import_module(self.module)
+        return module
 
     def namespace(self) -> dict:
         """Globals of the generated function."""
@@ -107,6 +111,7 @@ class Backend:
 
 class NumpyBackend(Backend):
     name = "numpy"
+    native_array = np.ndarray
     module = "numpy"
     install_hint = "pip install numpy"
     chunked = True
@@ -116,6 +121,7 @@ class CBackend(Backend):
     """The whole per-point program compiled by the system C compiler, one OpenMP loop over points."""
 
     name = "c"
+    native_array = np.ndarray
     module = "numpy"
     install_hint = "install a C compiler (gcc or clang; or set CC)"
     chunked = True

@@ -140,8 +140,13 @@ class _Printer:
             return self._done(lines)
         point = self._point_lines(offsets, "in[{k}] + p * stride[{k}]", "out[{j}]")
         signature = f"(idx_t n, const {real} *const *in, const idx_t *stride, {real} *const *out)"
+        # small batches run on one thread: waking the others costs more than it saves
+        serial = f"n * {self._work_per_point()} < {_PARALLEL_WORK}"
         if not self.plans:
-            lines += [f"void {FUNCTION}{signature}\n{{", "    #pragma omp parallel for schedule(static)"]
+            lines += [
+                f"void {FUNCTION}{signature}\n{{",
+                f"    #pragma omp parallel for schedule(static) if(!({serial}))",
+            ]
             lines += (
                 ["    for (idx_t p = 0; p < n; p++) {"]
                 + [f"        {line}" for line in point]
@@ -150,7 +155,7 @@ class _Printer:
         else:
             lines += [
                 f"void {FUNCTION}{signature}\n{{",
-                "    int threads = omp_get_max_threads();",
+                f"    int threads = {serial} ? 1 : omp_get_max_threads();",
                 f"    {real} *sums = calloc((size_t)threads * {total}, sizeof({real}));",
                 "    #pragma omp parallel num_threads(threads)",
                 "    {",
@@ -170,6 +175,16 @@ class _Printer:
                 "}",
             ]
         return self._done(lines)
+
+    def _work_per_point(self) -> int:
+        """Roughly the arithmetic of one point: every value computed, a product's inner sums."""
+        work = 0
+        for node in self.names:
+            if node.args:
+                pattern = lookup(node.op).pattern
+                inner = node.args[0].shape[-1] if pattern == CONTRACTION and node.args[0].ndim else 1
+                work += _size(node) * inner
+        return max(1, work)
 
     def _done(self, lines: list[str]) -> PointProgram:
         return PointProgram(
@@ -290,6 +305,7 @@ class _Printer:
         else:
             m, k = 1, a.shape[0]
         q = (b.shape[0] if tb else b.shape[1]) if b.ndim == 2 else 1
+
         def a_at(r: str, l: str) -> str:  # noqa: E741 - the summed index, as in the loops
             return self._at(a, f"{l} * {m} + {r}" if ta else f"{r} * {k} + {l}")
 
@@ -442,6 +458,7 @@ def point_inputs(xp, args: Sequence[Var], values, batch: tuple, real: np.dtype) 
     return laid_out
 
 
+_PARALLEL_WORK = 200_000  # points x work per point below which a kernel runs on one thread
 _ROWS, _COLS = 4, 8  # a matmul register block: 4 rows of a times 8 columns of b
 
 
@@ -453,7 +470,10 @@ def _outer_inner_cut(node: Node) -> int | None:
         return None  # the flat loop already reads without tables
     for cut in range(1, len(shape)):
         if all(
-            a.shape == shape or _size(a) == 1 or _reads_inner(a.shape, shape, cut) or _reads_outer(a.shape, shape, cut)
+            a.shape == shape
+            or _size(a) == 1
+            or _reads_inner(a.shape, shape, cut)
+            or _reads_outer(a.shape, shape, cut)
             for a in node.args
         ):
             return cut

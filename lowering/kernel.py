@@ -158,6 +158,8 @@ class Kernel:
         integer and bool data are cast with a warning; complex, object and text data are
         refused (the imaginary part would be dropped).
         """
+        if type(data) is self._backend.native_array and data.dtype == var.dtype:
+            return data  # the common case, checked first: every call passes through here
         expected = f"an array of {var.dtype} with shape {var.shape} (plus any leading batch axes)"
         if data is None:
             raise TypeError(f"kernel argument {name!r} is None; pass {expected}")

@@ -83,7 +83,9 @@ def test_outer_and_inner_broadcasts_and_leading_reductions_read_without_tables(r
         return ops.ReduceSum()(y, (0,)), ops.ReduceSum()(y * y, (0, 1)), ops.ReduceSum()(y, (1, 2))
 
     outputs = [*f(x, inner, outer), *ops.grad(lambda *a: f(*a)[1].sum(), (0, 1, 2))(x, inner, outer)]
-    source = lowering.c_source.print_point_program([o._node for o in outputs[:2]], [x._node, inner._node, outer._node]).source
+    source = lowering.c_source.print_point_program(
+        [o._node for o in outputs[:2]], [x._node, inner._node, outer._node]
+    ).source
     assert "STATIC int" not in source  # no index tables for these reads and sums
     values = [rng.normal(size=(6, 3, 4, 5)), rng.normal(size=(6, 4, 5)), rng.normal(size=(6, 3, 1, 1))]
     assert_same(outputs, [x, inner, outer], values)
