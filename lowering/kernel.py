@@ -158,7 +158,7 @@ class Kernel:
         integer and bool data are cast with a warning; complex, object and text data are
         refused (the imaginary part would be dropped).
         """
-        if type(data) is self._backend.native_array and data.dtype == var.dtype:
+        if type(data) is self._backend.native_array and getattr(data, "dtype", None) == var.dtype:
             return data  # the common case, checked first: every call passes through here
         expected = f"an array of {var.dtype} with shape {var.shape} (plus any leading batch axes)"
         if data is None:
