@@ -50,6 +50,7 @@ class Backend:
     printer: NumpyPrinter = NumpyPrinter()
     chunked = False  # True: the kernel evaluates big batches a chunk at a time (bounded memory)
     native_array: type | None = None  # the array type the program takes as it is (no conversion)
+    array_intermediates = True  # every intermediate is an array over the points (not so in C)
 
     def available(self) -> bool:
         return importlib.util.find_spec(self.module) is not None
@@ -122,6 +123,7 @@ class CBackend(Backend):
 
     name = "c"
     native_array = np.ndarray
+    array_intermediates = False
     module = "numpy"
     install_hint = "install a C compiler (gcc or clang; or set CC)"
     chunked = True

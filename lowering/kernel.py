@@ -10,10 +10,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from lowering.backends import Backend
-from symgrad.core.graph import Node, Var
+from symgrad.core.graph import Node, Var, topo_order
 from symgrad.errors import OpError
 
 CHUNK = 32768  # default points per chunk of a NumPy kernel (measured: bench/RESULTS.md)
+CHUNK_BYTES = 2**30  # and at most this much intermediate data per chunk (wide values: a Laplacian's G)
 
 
 class Kernel:
@@ -39,7 +40,11 @@ class Kernel:
             if r not in (None, "sum", "mean"):
                 raise ValueError(f"kernel: reduction must be None, 'sum' or 'mean', got {r!r}")
         self._program, self._fn = backend.build(self._outputs, self._args, self.reductions)
-        self.chunk = CHUNK  # points per chunk on NumPy and C (bounds memory); None runs all at once
+        # points per chunk on NumPy and C (bounds memory); None runs all at once
+        self.chunk = CHUNK
+        if backend.array_intermediates:
+            per_point = 8 * sum(math.prod(n.shape) for n in topo_order(self._outputs) if n.args)
+            self.chunk = max(1, min(CHUNK, CHUNK_BYTES // max(1, per_point)))
 
     def __reduce__(self):
         """Pickled as its graph and backend name and rebuilt on load (a Dask worker compiles its own copy;

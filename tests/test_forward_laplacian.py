@@ -8,6 +8,7 @@ import pytest
 import sympy
 
 import lowering
+import lowering.kernel
 import symgrad
 from symgrad import Tensor, ops, pinn
 from symgrad.closed_form import to_sympy
@@ -156,3 +157,17 @@ def test_bad_calls_say_what_is_wrong():
         symgrad.laplacian(f, (0, 1))(x, 2.0)
     with pytest.raises(GradError, match="Int32"):
         symgrad.laplacian(f, (0, 1))(x, Tensor(np.ones(2, np.int32)))
+
+
+def test_numpy_kernels_of_wide_per_point_values_run_in_smaller_chunks(monkeypatch, rng):
+    monkeypatch.setattr(lowering.kernel, "CHUNK_BYTES", 2**20)
+    net = Mlp([30, 16, 16, 1])
+    xs = [symgrad.placeholder(f"x{i}") for i in range(30)]
+    lap = symgrad.laplacian(net, tuple(range(30)))(*xs)
+    kernel = symgrad.kernel([lap], [*xs, *net.params], backend="numpy")
+    assert 1 < kernel.chunk < lowering.kernel.CHUNK  # G of a hidden layer is 30 x 16 per point
+    points = list(rng.uniform(-1, 1, (30, 3 * kernel.chunk + 7)))
+    weights = [p.asnumpy() for p in net.params]
+    chunked = kernel(*points, *weights)[0]
+    kernel.chunk = None
+    np.testing.assert_allclose(chunked, kernel(*points, *weights)[0], rtol=1e-13, atol=1e-13)
