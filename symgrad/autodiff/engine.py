@@ -17,7 +17,8 @@ from symgrad.core.graph import Node, topo_order
 from symgrad.core.registry import CUSTOM, ELEMENTWISE, LINEAR, NONDIFF, as_node, lookup, make_node
 
 
-def _add(a: Node | None, b: Node | None) -> Node | None:
+def add_terms(a: Node | None, b: Node | None) -> Node | None:
+    """``a + b`` where None is zero."""
     if a is None:
         return b
     if b is None:
@@ -25,10 +26,16 @@ def _add(a: Node | None, b: Node | None) -> Node | None:
     return make_node("add", (a, b))
 
 
-def _partial(node: Node, i: int) -> Node:
+def partial(node: Node, i: int) -> Node:
     """d node / d node.args[i], built from the op's rule (which may use ``node`` itself)."""
     rule = lookup(node.op).partials[i]
     return as_node(rule(*node.args, node, *node.params))
+
+
+def linear_tangent(node: Node, tangents: Sequence[Node | None]) -> Node:
+    """A linear op applied to its arguments' tangents (zeros where an argument has none)."""
+    args = tuple(zeros_like(a) if t is None else t for a, t in zip(node.args, tangents))
+    return make_node(node.op, args, node.params)
 
 
 def _active(order: list[Node], wrt: set[Node]) -> set[Node]:
@@ -58,12 +65,11 @@ def jvp_sweep(outputs: Sequence[Node], seeds: dict[Node, Node]) -> list[Node | N
             out = None
             for i, t in enumerate(arg_t):
                 if t is not None:
-                    out = _add(out, make_node("mul", (_partial(node, i), t)))
+                    out = add_terms(out, make_node("mul", (partial(node, i), t)))
             if out.shape != node.shape:
                 out = broadcast_to(out, node.shape)
         elif op.kind == LINEAR:
-            args = tuple(zeros_like(a) if t is None else t for a, t in zip(node.args, arg_t))
-            out = make_node(node.op, args, node.params)
+            out = linear_tangent(node, arg_t)
         elif op.kind == CUSTOM:
             out = op.jvp(node, arg_t)
         else:  # pragma: no cover - the table is validated at import
@@ -80,7 +86,7 @@ def vjp_sweep(pairs: Sequence[tuple[Node, Node]], wrt: Sequence[Node]) -> list[N
     cot: dict[Node, Node] = {}
     for out, ct in pairs:
         if out in active:
-            cot[out] = _add(cot.get(out), ct)
+            cot[out] = add_terms(cot.get(out), ct)
     for node in reversed(order):
         ct = cot.get(node)
         if ct is None or not node.args or node not in active:
@@ -88,7 +94,7 @@ def vjp_sweep(pairs: Sequence[tuple[Node, Node]], wrt: Sequence[Node]) -> list[N
         op = lookup(node.op)
         if op.kind == ELEMENTWISE:
             arg_ct = [
-                unbroadcast(make_node("mul", (ct, _partial(node, i))), a.shape) if a in active else None
+                unbroadcast(make_node("mul", (ct, partial(node, i))), a.shape) if a in active else None
                 for i, a in enumerate(node.args)
             ]
         elif op.kind == LINEAR:
@@ -97,5 +103,5 @@ def vjp_sweep(pairs: Sequence[tuple[Node, Node]], wrt: Sequence[Node]) -> list[N
             arg_ct = op.vjp(node, ct)
         for a, c in zip(node.args, arg_ct):
             if a in active and c is not None:
-                cot[a] = _add(cot.get(a), c)
+                cot[a] = add_terms(cot.get(a), c)
     return [cot.get(w) for w in wrt]

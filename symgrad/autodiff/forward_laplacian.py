@@ -22,18 +22,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from symgrad.autodiff.engine import jvp_sweep
-from symgrad.core.families.structural import broadcast_to, getitem, reduce_sum, reshape, stack, zeros_like
+from symgrad.autodiff.engine import add_terms, jvp_sweep, linear_tangent, partial
+from symgrad.core.families.structural import broadcast_to, getitem, reduce_sum, reshape, stack
 from symgrad.core.graph import Node, Var, const, substitute, topo_order
 from symgrad.core.registry import ELEMENTWISE, LINEAR, NONDIFF, as_node, lookup, make_node
 
 Pair = tuple[Node | None, Node | None]  # (G, L) of one node; None is zero
-
-
-def _add(a: Node | None, b: Node | None) -> Node | None:
-    if a is None:
-        return b
-    return a if b is None else make_node("add", (a, b))
 
 
 def _mul(a: Node, b: Node) -> Node:
@@ -68,23 +62,23 @@ def _second_partials(node: Node) -> dict[tuple[int, int], Node]:
 
 
 def _elementwise(node: Node, pairs: list[Pair]) -> Pair:
-    rule = lookup(node.op).partials
     rank = node.ndim
     g = lap = None
     for i, (gi, li) in enumerate(pairs):
         if gi is None and li is None:
             continue
-        partial = as_node(rule[i](*node.args, node, *node.params))
+        first = partial(node, i)
         if gi is not None:
-            g = _add(g, _mul(partial, _aligned(gi, rank)))
+            g = add_terms(g, _mul(first, _aligned(gi, rank)))
         if li is not None:
-            lap = _add(lap, _mul(partial, li))
-    for (i, j), second in _second_partials(node).items():
+            lap = add_terms(lap, _mul(first, li))
+    seconds = _second_partials(node) if g is not None else {}  # second-order terms need directions
+    for (i, j), second in seconds.items():
         gi, gj = pairs[i][0], pairs[j][0]
         if gi is None or gj is None:
             continue
         inner = reduce_sum(_mul(_aligned(gi, rank), _aligned(gj, rank)), (0,))
-        lap = _add(lap, _mul(second, inner if i == j else _mul(as_node(2.0), inner)))
+        lap = add_terms(lap, _mul(second, inner if i == j else _mul(as_node(2.0), inner)))
     if g is not None and g.shape[1:] != node.shape:
         g = broadcast_to(g, (g.shape[0], *node.shape))
     if lap is not None and lap.shape != node.shape:
@@ -92,26 +86,13 @@ def _elementwise(node: Node, pairs: list[Pair]) -> Pair:
     return g, lap
 
 
-def _sliced(g: Node | None, k: int) -> Node | None:
-    return None if g is None else getitem(g, k)
-
-
 def _batched_by_slices(node: Node, gs: list[Node | None], d: int) -> Node:
     """The fallback of a missing ``batched`` rule: the op's own jvp direction by direction."""
     op = lookup(node.op)
     rows = []
     for k in range(d):
-        slices = [_sliced(g, k) for g in gs]
-        if op.kind == LINEAR:
-            rows.append(
-                make_node(
-                    node.op,
-                    tuple(zeros_like(a) if s is None else s for a, s in zip(node.args, slices)),
-                    node.params,
-                )
-            )
-        else:
-            rows.append(op.jvp(node, slices))
+        slices = [None if g is None else getitem(g, k) for g in gs]
+        rows.append(linear_tangent(node, slices) if op.kind == LINEAR else op.jvp(node, slices))
     return stack(rows, 0)
 
 
@@ -128,10 +109,10 @@ def _second_order(node: Node, gs: list[Node | None], d: int) -> Node | None:
     if second is None:
         return None
     total = None
+    back = {**dict(zip(args, node.args)), ans: node}
     for k in range(d):
-        back = {**dict(zip(args, node.args)), ans: node}
         back.update({t: getitem(g, k) for t, g in zip(tangents, gs) if t is not None})
-        total = _add(total, substitute([second], back)[0])
+        total = add_terms(total, substitute([second], back)[0])
     return total
 
 
@@ -145,14 +126,9 @@ def _structured(node: Node, pairs: list[Pair], d: int) -> Pair:
         if g is None:
             g = _batched_by_slices(node, gs, d)
     if op.kind == LINEAR:
-        lap = None
-        if any(x is not None for x in ls):
-            lap = make_node(
-                node.op, tuple(zeros_like(a) if x is None else x for a, x in zip(node.args, ls)), node.params
-            )
-        return g, lap
+        return g, linear_tangent(node, ls) if any(x is not None for x in ls) else None
     lap = op.jvp(node, ls) if any(x is not None for x in ls) else None
-    return g, _add(lap, _second_order(node, gs, d))
+    return g, add_terms(lap, _second_order(node, gs, d))
 
 
 def input_directions(xs: Sequence[Node]) -> dict[Node, Node]:
