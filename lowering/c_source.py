@@ -266,32 +266,29 @@ class _Printer:
         size = _size(node)
         fields = {f"p{i}": _literal(p, self.real) for i, p in enumerate(node.params)}
         cut = _outer_inner_cut(node)
-        if cut is not None:  # every argument is whole, a scalar, an outer or an inner block: no tables
-            outer, inner = math.prod(node.shape[:cut]), math.prod(node.shape[cut:])
-            reads = [self._split_read(a, node, cut) for a in node.args]
-            expr = op.spelling(*self.spelling_keys).format(*reads, **fields)
+        reads = [self._broadcast_read(a, node, cut) for a in node.args]
+        expr = op.spelling(*self.spelling_keys).format(*reads, **fields)
+        if cut is None:
             self.body.append(
-                f"{self.real} {name}[{size}]; for (int r = 0; r < {outer}; r++) for (int c = 0; c < {inner}; c++) "
-                f"{{ int i = r * {inner} + c; {name}[i] = {expr}; }}"
+                f"{self.real} {name}[{size}]; for (int i = 0; i < {size}; i++) {name}[i] = {expr};"
             )
             return
-        reads = [self._broadcast_read(a, node) for a in node.args]
-        expr = op.spelling(*self.spelling_keys).format(*reads, **fields)
-        self.body.append(f"{self.real} {name}[{size}]; for (int i = 0; i < {size}; i++) {name}[i] = {expr};")
+        # every argument is whole, a scalar, the outer or the inner block: two loops, no tables
+        outer, inner = math.prod(node.shape[:cut]), math.prod(node.shape[cut:])
+        self.body.append(
+            f"{self.real} {name}[{size}]; for (int r = 0; r < {outer}; r++) for (int c = 0; c < {inner}; c++) "
+            f"{{ int i = r * {inner} + c; {name}[i] = {expr}; }}"
+        )
 
-    def _split_read(self, arg: Node, node: Node, cut: int) -> str:
+    def _broadcast_read(self, arg: Node, node: Node, cut: int | None = None) -> str:
+        """Element ``i`` of ``node``'s shape read from ``arg`` (NumPy broadcasting); with a ``cut``
+        (see :func:`_outer_inner_cut`), element ``(r, c)`` of the outer and inner blocks."""
         if arg in self.scalars or _size(arg) == 1:
             return self._at(arg, "0")
         if arg.shape == node.shape:
             return self._at(arg, "i")
-        return self._at(arg, "c" if _reads_inner(arg.shape, node.shape, cut) else "r")
-
-    def _broadcast_read(self, arg: Node, node: Node) -> str:
-        """Element ``i`` of ``node``'s shape read from ``arg`` (NumPy broadcasting)."""
-        if arg in self.scalars or _size(arg) == 1:
-            return self._at(arg, "0")
-        if arg.shape == node.shape:
-            return self._at(arg, "i")
+        if cut is not None:
+            return self._at(arg, "c" if _reads_inner(arg.shape, node.shape, cut) else "r")
         table = np.broadcast_to(np.arange(_size(arg)).reshape(arg.shape), node.shape).ravel()
         return f"{self.names[arg]}[{self._table(table)}[i]]"
 
@@ -315,19 +312,11 @@ class _Printer:
         a_ik, b_kj = a_at("r", "l"), b_at("l", "c")
         real = self.real
         if tb:  # rows of b are contiguous: dot products (the pragma allows a vectorized sum)
-            loops = (
-                f"for (int r = 0; r < {m}; r++) for (int c = 0; c < {q}; c++) {{ {real} s = 0; "
-                f"SIMD_SUM for (int l = 0; l < {k}; l++) s += {a_ik} * {b_kj}; "
-                f"{name}[r * {q} + c] = s; }}"
-            )
+            loops = self._dot_products(name, (0, m), (0, q), (k, q), a_ik, b_kj, vectorized=True)
         elif m >= _ROWS and q >= _COLS:  # register blocks of the result, then the edges
             loops = self._blocked_matmul(name, (m, k, q), a_at, b_at)
         else:  # columns of the result are contiguous in b: accumulate rows
-            loops = (
-                f"for (int i = 0; i < {m * q}; i++) {name}[i] = 0; "
-                f"for (int r = 0; r < {m}; r++) for (int l = 0; l < {k}; l++) {{ {real} v = {a_ik}; "
-                f"for (int c = 0; c < {q}; c++) {name}[r * {q} + c] += v * {b_kj}; }}"
-            )
+            loops = self._row_sums(name, (0, m), (k, q), a_ik, b_kj)
         self.body.append(f"{real} {name}[{m * q}]; {loops}")
 
     def _blocked_matmul(self, name: str, sizes: tuple[int, int, int], a_at, b_at) -> str:
@@ -351,18 +340,29 @@ class _Printer:
             f"for (int i = 0; i < {_ROWS * _COLS}; i++) {name}[(r0 + i / {_COLS}) * {q} + c0 + i % {_COLS}] = s[i]; }}"
         )
         edges = []
-        if cols < q:  # the last columns of the blocked rows: dot products
-            edges.append(
-                f"for (int r = 0; r < {rows}; r++) for (int c = {cols}; c < {q}; c++) {{ {real} t = 0; "
-                f"for (int l = 0; l < {k}; l++) t += {a_ik} * {b_kj}; {name}[r * {q} + c] = t; }}"
-            )
-        if rows < m:  # the last rows: accumulate rows of op(b), contiguous in the result
-            edges.append(
-                f"for (int i = {rows * q}; i < {m * q}; i++) {name}[i] = 0; "
-                f"for (int r = {rows}; r < {m}; r++) for (int l = 0; l < {k}; l++) {{ {real} v = {a_ik}; "
-                f"for (int c = 0; c < {q}; c++) {name}[r * {q} + c] += v * {b_kj}; }}"
-            )
+        if cols < q:  # the last columns of the blocked rows
+            edges.append(self._dot_products(name, (0, rows), (cols, q), (k, q), a_ik, b_kj, vectorized=False))
+        if rows < m:  # the last rows
+            edges.append(self._row_sums(name, (rows, m), (k, q), a_ik, b_kj))
         return " ".join([block, *edges])
+
+    def _dot_products(self, name, rows, cols, kq, a_ik: str, b_kj: str, vectorized: bool) -> str:
+        """Results ``rows`` x ``cols`` (ranges) of ``op(a) @ op(b)``, each as one sum over l."""
+        (k, q), real = kq, self.real
+        pragma = "SIMD_SUM " if vectorized else ""
+        return (
+            f"for (int r = {rows[0]}; r < {rows[1]}; r++) for (int c = {cols[0]}; c < {cols[1]}; c++) "
+            f"{{ {real} s = 0; {pragma}for (int l = 0; l < {k}; l++) s += {a_ik} * {b_kj}; {name}[r * {q} + c] = s; }}"
+        )
+
+    def _row_sums(self, name, rows, kq, a_ik: str, b_kj: str) -> str:
+        """Rows ``rows`` (a range) of ``op(a) @ op(b)`` as sums of rows of op(b), contiguous in the result."""
+        (k, q), real = kq, self.real
+        return (
+            f"for (int i = {rows[0] * q}; i < {rows[1] * q}; i++) {name}[i] = 0; "
+            f"for (int r = {rows[0]}; r < {rows[1]}; r++) for (int l = 0; l < {k}; l++) {{ {real} v = {a_ik}; "
+            f"for (int c = 0; c < {q}; c++) {name}[r * {q} + c] += v * {b_kj}; }}"
+        )
 
     def _emit_reduce(self, node: Node, name: str) -> None:
         """A REDUCTION: a sum over ``axes`` (params ``(axes, keepdims)``)."""
