@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 import sympy
-from peers import jax_point_derivatives
+from peers import jax_point_derivatives, timed
 
 import symgrad
 from symgrad.closed_form import to_sympy
@@ -64,16 +64,6 @@ def jax_jit(weights):
     return time.perf_counter() - start, lambda a, b: jax.block_until_ready(fn(W, a, b))
 
 
-def best(fn, *args, repeat=3) -> tuple[float, object]:
-    out = fn(*args)
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn(*args)
-        times.append(time.perf_counter() - start)
-    return min(times), out
-
-
 def main() -> None:
     has_jax = importlib.util.find_spec("jax") is not None
     print(
@@ -92,13 +82,13 @@ def main() -> None:
         for N in (1_000, 10_000, 100_000, 1_000_000):
             rng = np.random.default_rng(0)
             xs, ts = rng.uniform(-1, 1, N), rng.uniform(0, 1, N)
-            t_sg, ref = best(run, xs, ts)
+            t_sg, ref = timed(run, xs, ts)
             row = [f"[2, {H} x {depth}, 1]", f"{N:.0e}", f"{compile_s:.3f}", f"{1e3 * t_sg:.1f}"]
             for peer in (lam, jx):
                 if peer is None:
                     row += ["-", "-"]
                     continue
-                t_p, got = best(peer[1], xs, ts)
+                t_p, got = timed(peer[1], xs, ts)
                 diff = max(
                     float(np.max(np.abs(np.asarray(g) - r)) / max(1e-300, float(np.max(np.abs(r)))))
                     for g, r in zip(got, ref)

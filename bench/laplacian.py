@@ -18,24 +18,7 @@ import tempfile
 import time
 
 import numpy as np
-
-
-def timed(fn, *args, repeat: int = 3) -> tuple[float, object]:
-    out = fn(*args)
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn(*args)
-        best = min(best, time.perf_counter() - start)
-    return best, out
-
-
-def init_weights(sizes: list[int], seed: int = 0) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    weights = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
-        weights += [rng.uniform(-1, 1, (a, b)) * np.sqrt(6 / (a + b)), rng.uniform(-0.1, 0.1, b)]
-    return weights
+from peers import layer_weights, timed
 
 
 def symgrad_runner(weights: list[np.ndarray], d: int, backend: str):
@@ -115,7 +98,7 @@ def main() -> None:
     print("| " + " | ".join(head) + " | max rel diff |")
     print("|" + "---|" * (1 + 2 * len(backends) + 4 + 1))
     for d in args.dims:
-        weights = init_weights([d, args.width, args.width, 1])
+        weights = layer_weights([d, args.width, args.width, 1])
         xs = np.random.default_rng(1).uniform(-1, 1, (args.points, d))
         row, results, best = [str(d)], [], float("inf")
         for backend in backends:

@@ -1,6 +1,31 @@
-"""The peer frameworks' versions of the benchmark network, shared by the bench scripts."""
+"""Shared by the bench scripts: timing, the benchmark networks' weights, and the peer
+frameworks' versions of the network."""
 
 from __future__ import annotations
+
+import time
+
+import numpy as np
+
+
+def timed(fn, *args, repeat: int = 3) -> tuple[float, object]:
+    """Best wall time of ``repeat`` calls of ``fn(*args)`` (after one warm-up) and the result."""
+    out = fn(*args)
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn(*args)
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def layer_weights(sizes: list[int], seed: int = 0) -> list[np.ndarray]:
+    """Glorot-uniform weights and small biases ``[W1, b1, W2, b2, ...]`` for layers ``sizes``."""
+    rng = np.random.default_rng(seed)
+    weights = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        weights += [rng.uniform(-1, 1, (a, b)) * np.sqrt(6 / (a + b)), rng.uniform(-0.1, 0.1, b)]
+    return weights
 
 
 def jax_point_derivatives():

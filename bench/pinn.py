@@ -21,29 +21,13 @@ import sys
 import time
 
 import numpy as np
-from peers import jax_point_derivatives
+from peers import jax_point_derivatives, layer_weights, timed
 
 NU = 0.01 / np.pi
 
 
-def timed(fn, *args, repeat: int = 3) -> tuple[float, object]:
-    """Best wall time of ``repeat`` calls of ``fn(*args)`` (after one warm-up) and the result."""
-    out = fn(*args)
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn(*args)
-        best = min(best, time.perf_counter() - start)
-    return best, out
-
-
 def init_weights(H: int, seed: int = 0) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    sizes = [2, H, H, H, 1]
-    weights = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
-        weights += [rng.uniform(-1, 1, (a, b)) * np.sqrt(6 / (a + b)), rng.uniform(-0.1, 0.1, b)]
-    return weights
+    return layer_weights([2, H, H, H, 1], seed)
 
 
 def symgrad_runner(weights, backend: str = "numpy"):
