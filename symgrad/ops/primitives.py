@@ -88,11 +88,15 @@ class ZerosLike(Primitive):
         return F.zeros_like(x)
 
 
-class ReduceMax(Primitive):
-    """``ReduceMax(keep_dims=False)(x, axis=())``."""
+class _Reduction(Primitive):
+    """A reduction op: ``Op(keep_dims=False)(x, axis=())``, all axes when ``axis`` is empty."""
 
     def __init__(self, keep_dims: bool = False):
         self.keep_dims = keep_dims
+
+
+class ReduceMax(_Reduction):
+    """``ReduceMax(keep_dims=False)(x, axis=())``."""
 
     def __call__(self, x, axis=()):
         return F.reduce_max(x, axis, self.keep_dims)
@@ -139,14 +143,14 @@ class LogSoftmax(Softmax):
         return C.log_softmax(logits, self.axis)
 
 
-class ReduceProd(ReduceMax):
+class ReduceProd(_Reduction):
     """``ReduceProd(keep_dims=False)(x, axis=())``."""
 
     def __call__(self, x, axis=()):
         return C.prod(x, axis, self.keep_dims)
 
 
-class ReduceMin(ReduceMax):
+class ReduceMin(_Reduction):
     """``ReduceMin(keep_dims=False)(x, axis=())``."""
 
     def __call__(self, x, axis=()):
@@ -211,17 +215,14 @@ class BatchMatMul(MatMul):
         return C.batch_matmul(x, y, self.transpose_a, self.transpose_b)
 
 
-class ReduceSum(Primitive):
+class ReduceSum(_Reduction):
     """``ReduceSum(keep_dims=False)(x, axis=())``: all axes when ``axis`` is empty."""
-
-    def __init__(self, keep_dims: bool = False):
-        self.keep_dims = keep_dims
 
     def __call__(self, x, axis=()):
         return F.reduce_sum(x, axis, self.keep_dims)
 
 
-class ReduceMean(ReduceSum):
+class ReduceMean(_Reduction):
     """``ReduceMean(keep_dims=False)(x, axis=())``."""
 
     def __call__(self, x, axis=()):
