@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import platform
-import tempfile
 import time
 
 import numpy as np
-from peers import layer_weights, timed
+from peers import fresh_cache_backends, layer_weights, timed
 
 
 def symgrad_runner(weights: list[np.ndarray], d: int, backend: str):
@@ -77,10 +75,7 @@ def main() -> None:
     ap.add_argument("--width", type=int, default=64)
     ap.add_argument("--backends", nargs="+", default=None)
     args = ap.parse_args()
-    os.environ["SYMGRAD_CACHE"] = tempfile.mkdtemp()  # compile times are first compiles
-    import lowering
-
-    backends = args.backends or [b for b in ("numpy", "c") if b in lowering.available_backends()]
+    backends = fresh_cache_backends(args.backends)
     has_jax = importlib.util.find_spec("jax") is not None
     versions = f"numpy {np.__version__}"
     if has_jax:

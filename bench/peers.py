@@ -3,6 +3,8 @@ frameworks' versions of the network."""
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
 
 import numpy as np
@@ -17,6 +19,15 @@ def timed(fn, *args, repeat: int = 3) -> tuple[float, object]:
         out = fn(*args)
         best = min(best, time.perf_counter() - start)
     return best, out
+
+
+def fresh_cache_backends(requested: list[str] | None) -> list[str]:
+    """symgrad's backends to bench (``requested``, else numpy and c where available), with an
+    empty kernel cache so that build times are first compiles."""
+    os.environ["SYMGRAD_CACHE"] = tempfile.mkdtemp()
+    import lowering
+
+    return requested or [b for b in ("numpy", "c") if b in lowering.available_backends()]
 
 
 def layer_weights(sizes: list[int], seed: int = 0) -> list[np.ndarray]:

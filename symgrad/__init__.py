@@ -7,6 +7,7 @@ derivative and whose numbers come from a compiled kernel (see ``lowering``).
 
 from symgrad import context, dtype, nn, ops
 from symgrad.autodiff.api import grad, hessian, jacfwd, jacrev, jvp, laplacian, value_and_grad, vjp
+from symgrad.autodiff.taylor import derivatives
 from symgrad.closed_form import closed_form
 from symgrad.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
 from symgrad.dtype import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
@@ -31,6 +32,7 @@ __all__ = [
     "grad",
     "hessian",
     "laplacian",
+    "derivatives",
     "int8",
     "int16",
     "int32",

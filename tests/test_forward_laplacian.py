@@ -46,13 +46,18 @@ def test_unary_rows_give_the_second_derivative_of_their_meaning(name):
     assert abs(got - ref) <= 1e-12 * (1 + abs(ref)), (name, got, ref)
 
 
-@pytest.mark.parametrize("name", BINARY)
-def test_binary_rows_give_f_xx_plus_f_yy_and_handle_one_argument_twice(name):
+def binary_case(name: str):
+    """A binary row's function, a point (px, py) in its domain, its SymPy meaning and symbols."""
     fn = getattr(ops, OPS[name].api.functions[0])
-    px, py = DOMAIN.get(name, 0.7), 0.45
     x, y = symgrad.placeholder("x"), symgrad.placeholder("y")
     meaning = to_sympy([fn(x, y)._node])[0][()]
     sx, sy = sorted(meaning.free_symbols, key=lambda s: s.name)
+    return fn, DOMAIN.get(name, 0.7), 0.45, meaning, sx, sy
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_rows_give_f_xx_plus_f_yy_and_handle_one_argument_twice(name):
+    fn, px, py, meaning, sx, sy = binary_case(name)
     both = symgrad.laplacian(fn, (0, 1))(Tensor(np.float64(px)), Tensor(np.float64(py))).asnumpy()
     ref = _value(sympy.diff(meaning, sx, 2) + sympy.diff(meaning, sy, 2), {"x": px, "y": py})
     assert abs(both - ref) <= 1e-12 * (1 + abs(ref)), (name, both, ref)

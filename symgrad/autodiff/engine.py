@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from symgrad.core import families  # noqa: F401  (fills the op table)
 from symgrad.core.families.structural import broadcast_to, unbroadcast, zeros_like
-from symgrad.core.graph import Node, topo_order
+from symgrad.core.graph import Node, Var, topo_order
 from symgrad.core.registry import CUSTOM, ELEMENTWISE, LINEAR, NONDIFF, as_node, lookup, make_node
 
 
@@ -36,6 +38,13 @@ def linear_tangent(node: Node, tangents: Sequence[Node | None]) -> Node:
     """A linear op applied to its arguments' tangents (zeros where an argument has none)."""
     args = tuple(zeros_like(a) if t is None else t for a, t in zip(node.args, tangents))
     return make_node(node.op, args, node.params)
+
+
+def stand_ins(node: Node) -> tuple[list[Var], Node]:
+    """Fresh variables for ``node``'s arguments and the op applied to them: the op alone, to
+    differentiate (again) and substitute back."""
+    args = [Var(f"_a{i}", a.shape, a.dtype or np.float64) for i, a in enumerate(node.args)]
+    return args, make_node(node.op, tuple(args), node.params)
 
 
 def _active(order: list[Node], wrt: set[Node]) -> set[Node]:

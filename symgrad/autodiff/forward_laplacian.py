@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from symgrad.autodiff.engine import add_terms, jvp_sweep, linear_tangent, partial
+from symgrad.autodiff.engine import add_terms, jvp_sweep, linear_tangent, partial, stand_ins
 from symgrad.core.families.structural import broadcast_to, getitem, reduce_sum, reshape, stack
 from symgrad.core.graph import Node, Var, const, substitute, topo_order
 from symgrad.core.registry import ELEMENTWISE, LINEAR, NONDIFF, as_node, lookup, make_node
@@ -40,15 +40,9 @@ def _aligned(g: Node, rank: int) -> Node:
     return g if missing <= 0 else reshape(g, (g.shape[0],) + (1,) * missing + g.shape[1:])
 
 
-def _stand_ins(node: Node) -> tuple[list[Var], Node]:
-    """Fresh variables for ``node``'s arguments and the op applied to them."""
-    args = [Var(f"_a{i}", a.shape, a.dtype or np.float64) for i, a in enumerate(node.args)]
-    return args, make_node(node.op, tuple(args), node.params)
-
-
 def _second_partials(node: Node) -> dict[tuple[int, int], Node]:
     """The nonzero ``d^2 node / d arg_i d arg_j`` (i <= j) of an elementwise node."""
-    args, ans = _stand_ins(node)
+    args, ans = stand_ins(node)
     rule = lookup(node.op).partials
     back = {**dict(zip(args, node.args)), ans: node}
     out = {}
@@ -99,7 +93,7 @@ def _batched_by_slices(node: Node, gs: list[Node | None], d: int) -> Node:
 def _second_order(node: Node, gs: list[Node | None], d: int) -> Node | None:
     """``sum_k D^2 op[G_k, G_k]`` of a custom op: its jvp differentiated once more along G_k."""
     op = lookup(node.op)
-    args, ans = _stand_ins(node)
+    args, ans = stand_ins(node)
     tangents = [
         None if g is None else Var(f"_v{i}", g.shape[1:], g.dtype or np.float64) for i, g in enumerate(gs)
     ]

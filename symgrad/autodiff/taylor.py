@@ -3,19 +3,31 @@
 ``jet(fn, primals, series)`` follows the path ``x(t) = x + sum_k series[k] t^(k+1) / (k+1)!``
 (``series[k]`` is the path's (k+1)-th derivative at t = 0) and returns ``fn(x)`` and the
 derivatives ``d^(k+1)/dt^(k+1) fn(x(t))`` at t = 0, one per row of ``series``. They are
-computed by forward sweeps over the traced graph, one per order, in a scalar ``t``;
-the returned series are values (not differentiated again).
+computed by one Taylor-mode sweep over the traced graph
+(:mod:`symgrad.autodiff.taylor_sweep`), so the graph grows like the order squared, not
+exponentially as nested jvps would; the results are graph nodes like any gradient, so
+they can be lowered to kernels or differentiated again.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from symgrad.autodiff import recording
 from symgrad.autodiff.api import as_tuple, jvp
-from symgrad.autodiff.tracing import named_like
+from symgrad.autodiff.taylor_sweep import Series, taylor_sweep
+from symgrad.autodiff.tracing import (
+    Trace,
+    as_outputs,
+    check_differentiable,
+    fn_name,
+    named_like,
+    trace_inputs,
+)
+from symgrad.core.families.structural import full, getitem, stack, zeros_like
+from symgrad.core.graph import Node
 from symgrad.errors import GradError, GradTypeError
 from symgrad.tensor import Tensor
 
@@ -41,53 +53,86 @@ def jet(fn: Callable, primals, series):
     """``(fn(primals), out_series)``: the derivatives of ``fn`` along the path given by ``series``."""
     xs, ss = as_tuple(primals), as_tuple(series)
     order = _check(xs, ss, "jet")
-    dtype = xs[0].dtype
 
-    def along_path(t):
-        points = [
-            x + sum((s[k] * (t ** (k + 1) / math.factorial(k + 1)) for k in range(order)), start=t * 0)
-            for x, s in zip(xs, ss)
-        ]
-        return fn(*points)
+    def path(trace: Trace, i: int, leaf: Node) -> Series:
+        rows = trace.leaf(ss[i], "s" if len(xs) == 1 else f"s_{chr(97 + i)}")._node
+        return [getitem(rows, k) for k in range(order)]
 
-    derivatives = []
-    current: Callable = along_path
-    for _ in range(order):
-        current = _derivative_in_t(current)
-        derivatives.append(current)
-    t0 = Tensor(np.zeros((), dtype.np))
-    out = fn(*xs)
-    rows = [d(t0) for d in derivatives]
-    if isinstance(out, tuple):
-        return out, tuple(_stack([r[i] for r in rows]) for i in range(len(out)))
-    return out, _stack(rows)
+    outs, per_output, is_tuple = _along_path(fn, xs, path, order, lambda out, d: [stack(d, 0)])
+    series_out = [found[0] for found in per_output]
+    return (tuple(outs), tuple(series_out)) if is_tuple else (outs[0], series_out[0])
 
 
-def _stack(rows: list[Tensor]) -> Tensor:
-    """The rows' values stacked (jet's series are numbers: they are not differentiated again)."""
-    return Tensor(np.stack([r.asnumpy() for r in rows]))
+def _along_path(fn: Callable, xs: Sequence, path: Callable, order: int, pick: Callable):
+    """Trace ``fn(*xs)`` and sweep ``path(trace, i, leaf)``, the path derivatives of each Tensor
+    input. Returns ``fn``'s outputs, the Tensors ``pick(output, its derivatives)`` for each
+    output (zeros filled in), and whether ``fn`` returned a tuple."""
+    trace = Trace()
+    leaves = trace_inputs(fn, xs, trace)
+    seeds = {x._node: path(trace, i, x._node) for i, x in enumerate(leaves) if isinstance(x, Tensor)}
+    with recording.inside_trace():
+        outputs, is_tuple = as_outputs(fn(*leaves), fn)
+    nodes = [o._node for o in outputs]
+    picked = [
+        pick(o, [zeros_like(o) if d is None else d for d in derivatives])
+        for o, derivatives in zip(nodes, taylor_sweep(nodes, seeds, order))
+    ]
+    tensors = iter(trace.finish(nodes + [n for found in picked for n in found], *outputs))
+    outs = [next(tensors) for _ in nodes]
+    return outs, [[next(tensors) for _ in found] for found in picked], is_tuple
 
 
-def _derivative_in_t(g: Callable) -> Callable:
-    def dg(t):
-        return jvp(g, t, Tensor(np.ones((), t.dtype.np)))[1]
-
-    return dg
+def _check_order(order, who: str) -> None:
+    if not isinstance(order, int) or isinstance(order, bool) or order < 1:
+        raise GradError(f"{who}: order must be a positive int, got {order!r}")
 
 
 def derivative(fn: Callable, primals, order: int):
-    """``(fn(primals), d^order/dt^order fn(primals + t))``: the order-th derivative along all-ones directions."""
-    if not isinstance(order, int) or isinstance(order, bool) or order < 1:
-        raise GradError(f"derivative: order must be a positive int, got {order!r}")
+    """``(fn(primals), d^order/dt^order fn(primals + t))``: the order-th derivative along all-ones directions.
+
+    The path is a straight line, so its derivatives past the first are known zeros and drop
+    out of the sweep: ``derivative(u, x, 3)`` is u_xxx by one third-order Taylor sweep.
+    """
+    _check_order(order, "derivative")
     xs = as_tuple(primals)
-    series = tuple(
-        Tensor(np.concatenate([np.ones((1, *x.shape)), np.zeros((order - 1, *x.shape))]).astype(x.dtype.np))
-        for x in xs
-    )
-    out, out_series = jet(fn, xs if len(xs) > 1 else xs[0], series if len(xs) > 1 else series[0])
-    if isinstance(out, tuple):
-        return out, tuple(s[order - 1] for s in out_series)
-    return out, out_series[order - 1]
+    for i, x in enumerate(xs):
+        if not isinstance(x, Tensor):
+            raise GradTypeError(f"derivative: primals[{i}] must be a Tensor, got {type(x).__name__}")
+
+    def line(trace: Trace, i: int, leaf: Node) -> Series:
+        return [full(leaf.shape, 1, leaf.dtype or np.float64)] + [None] * (order - 1)
+
+    outs, per_output, is_tuple = _along_path(fn, xs, line, order, lambda out, d: d[-1:])
+    last = [found[0] for found in per_output]
+    return (tuple(outs), tuple(last)) if is_tuple else (outs[0], last[0])
+
+
+def derivatives(fn: Callable, position: int = 0, order: int = 2) -> Callable:
+    """A function of ``fn``'s inputs returning ``(d fn/dx, .., d^order fn/dx^order)`` for the input
+    ``x`` at ``position`` (u_x, u_xx, u_xxx..), all from one Taylor sweep along that input.
+
+    The values of nested ``grad(grad(..., position), position)`` of a per-point ``fn``, with a
+    graph that grows like the order squared instead of doubling per order.
+    """
+    _check_order(order, "derivatives")
+    if not isinstance(position, int) or isinstance(position, bool) or position < 0:
+        raise GradError(f"derivatives: position must be an int >= 0, got {position!r}")
+
+    def line(trace: Trace, i: int, leaf: Node) -> Series:
+        first = full(leaf.shape, 1, leaf.dtype or np.float64) if i == position else None
+        return [first] + [None] * (order - 1)
+
+    def along_one_input(*args):
+        if position >= len(args) or not isinstance(args[position], Tensor):
+            got = type(args[position]).__name__ if position < len(args) else f"{len(args)} input(s)"
+            raise GradTypeError(f"derivatives: input {position} must be a Tensor, got {got}")
+        check_differentiable(args[position], f"input {position}", "derivatives")
+        _, per_output, is_tuple = _along_path(fn, args, line, order, lambda out, d: d)
+        if is_tuple:
+            raise GradError(f"derivatives: {fn_name(fn)} must return one Tensor, got {len(per_output)}")
+        return tuple(per_output[0])
+
+    return named_like(fn, along_one_input)
 
 
 def linearize(fn: Callable, inputs):

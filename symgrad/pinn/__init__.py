@@ -1,7 +1,7 @@
 """Physics-informed networks: losses compiled to kernels, optimizers, domains, reference problems.
 
 - :mod:`symgrad.pinn.training`: ``ResidualLoss`` (``backend="auto"``: NumPy at once, C compiled in
-  the background), ``laplacian``, Adam ``train``, checkpoints and plots.
+  the background), ``laplacian`` (and ``derivatives``: u_x, u_xx, u_xxx.. by Taylor mode), Adam ``train``, checkpoints and plots.
 - :mod:`symgrad.pinn.lbfgs`: L-BFGS by SciPy's L-BFGS-B on the flat weights.
 - :mod:`symgrad.pinn.geometry`: intervals, boxes, disks, space x time; uniform, LHS, Sobol', Halton points.
 - :mod:`symgrad.pinn.problems`: Burgers, Poisson (2-D, d-D), heat, KdV, beam, with exact solutions.
@@ -9,6 +9,7 @@
 - :mod:`symgrad.pinn.distributed`: loss and gradient over Dask arrays (one machine or a cluster).
 """
 
+from symgrad.autodiff.taylor import derivatives
 from symgrad.pinn.adaptive import hard_constraint, refine
 from symgrad.pinn.geometry import Box, Disk, Interval, Rectangle, SpaceTime
 from symgrad.pinn.lbfgs import LbfgsResult, flatten, lbfgs, unflatten
@@ -46,6 +47,7 @@ __all__ = [
     "hard_constraint",
     "lbfgs",
     "laplacian",
+    "derivatives",
     "load_checkpoint",
     "plot_solution",
     "refine",

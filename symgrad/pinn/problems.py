@@ -27,6 +27,7 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.autodiff.api import grad
+from symgrad.autodiff.taylor import derivatives
 from symgrad.pinn.geometry import Box, Interval, SpaceTime
 from symgrad.pinn.training import laplacian
 
@@ -201,9 +202,11 @@ class KdV(Problem):
         self.geometry = SpaceTime(Interval(-10.0, 10.0), 0.0, 1.0)
 
     def pde(self, u):
+        along_x = derivatives(u, 0, order=3)  # u_x, u_xx, u_xxx by one Taylor sweep
+
         def residual(x, t):
-            u_x = grad(u, 0)
-            return grad(u, 1)(x, t) + 6 * u(x, t) * u_x(x, t) + grad(grad(u_x, 0), 0)(x, t)
+            u_x, _, u_xxx = along_x(x, t)
+            return grad(u, 1)(x, t) + 6 * u(x, t) * u_x + u_xxx
 
         return residual
 
@@ -236,8 +239,8 @@ class Beam(Problem):
         self.geometry = Interval(0.0, 1.0)
 
     def pde(self, u):
-        u_xxxx = grad(grad(grad(grad(u))))
-        return lambda x: u_xxxx(x) + 1
+        along_x = derivatives(u, 0, order=4)
+        return lambda x: along_x(x)[3] + 1
 
     def conditions(self, u):
         d1 = grad(u)
