@@ -34,6 +34,7 @@ class PointProgram:
     real: str  # "double" or "float": the one floating type the program computes in
     sizes_out: list[int]  # elements per point of each output
     op_count: int
+    scratch_bytes: int = 0  # heap scratch per thread (0: a point's arrays are on the stack)
 
 
 def print_point_program(
@@ -61,8 +62,8 @@ def print_point_program(
         raise NotImplementedError("the CUDA kernel writes per-point outputs; reduce them with CuPy")
     plans, leaves = batch_sums.plan_batch_sums(outputs, reductions)
     spelling_keys = ("cuda", "c") if target == "cuda" else ("c",)
-    printer = _Printer(outputs, args, plans, leaves, spelling_keys, double)
-    return printer.program(target)
+    printer = _Printer(outputs, args, plans, leaves, spelling_keys, double, target)
+    return printer.program()
 
 
 class _Printer:
@@ -74,8 +75,10 @@ class _Printer:
         leaves: list[Node],
         spelling_keys: tuple[str, ...],
         double: bool = False,
+        target: str = "openmp",
     ):
         self.spelling_keys = spelling_keys
+        self.target = target
         self.outputs = list(outputs)
         self.args = list(args)
         self.plans = plans
@@ -83,6 +86,10 @@ class _Printer:
         floats = [n.dtype for n in nodes if n.dtype is not None and n.dtype.kind == "f"]
         single = floats and all(d == np.float32 for d in floats)
         self.real = "float" if single and not double else "double"
+        # a point's arrays past _STACK_BYTES live in per-thread heap scratch, not on the stack
+        per_point = sum(_size(n) for n in nodes if n.args) * (4 if self.real == "float" else 8)
+        self.heap = target == "openmp" and per_point > _STACK_BYTES
+        self.scratch = 0  # elements of the scratch handed out so far
         self.statics: list[str] = []  # file-scope tables and constants
         self.body: list[str] = []
         self.names: dict[Node, str] = {}
@@ -96,8 +103,8 @@ class _Printer:
 
     # ----- program text -----
 
-    def program(self, target: str) -> PointProgram:
-        real = self.real
+    def program(self) -> PointProgram:
+        real, target = self.real, self.target
         lines = [f"/* symgrad per-point kernel; computes in {real} */"]
         if target == "cuda":  # no headers: NVRTC compiles this as it is
             lines += [
@@ -142,29 +149,34 @@ class _Printer:
         signature = f"(idx_t n, const {real} *const *in, const idx_t *stride, {real} *const *out)"
         # small batches run on one thread: waking the others costs more than it saves
         serial = f"n * {self._work_per_point()} < {_PARALLEL_WORK}"
-        if not self.plans:
+        lines += [
+            f"int {FUNCTION}{signature}\n{{",  # returns 1 when memory ran out, else 0
+            f"    int threads = {serial} ? 1 : omp_get_max_threads(), failed = 0;",
+        ]
+        if self.plans:
             lines += [
-                f"void {FUNCTION}{signature}\n{{",
-                f"    #pragma omp parallel for schedule(static) if(!({serial}))",
-            ]
-            lines += (
-                ["    for (idx_t p = 0; p < n; p++) {"]
-                + [f"        {line}" for line in point]
-                + ["    }", "}"]
-            )
-        else:
-            lines += [
-                f"void {FUNCTION}{signature}\n{{",
-                f"    int threads = {serial} ? 1 : omp_get_max_threads();",
                 f"    {real} *sums = calloc((size_t)threads * {total}, sizeof({real}));",
-                "    #pragma omp parallel num_threads(threads)",
-                "    {",
-                f"        {real} *acc = sums + (size_t)omp_get_thread_num() * {total};",
-                "        #pragma omp for schedule(static)",
-                "        for (idx_t p = 0; p < n; p++) {",
-                *[f"            {line}" for line in point],
+                "    if (!sums) return 1;",
+            ]
+        lines += ["    #pragma omp parallel num_threads(threads)", "    {"]
+        if self.heap:
+            lines += [
+                f"        {real} *scratch = malloc({self.scratch} * sizeof({real}));",
+                "        if (!scratch) {",
+                "            #pragma omp atomic write",
+                "            failed = 1;",
                 "        }",
-                "    }",
+            ]
+        if self.plans:
+            lines.append(f"        {real} *acc = sums + (size_t)omp_get_thread_num() * {total};")
+        lines += ["        #pragma omp for schedule(static)", "        for (idx_t p = 0; p < n; p++) {"]
+        if self.heap:
+            lines.append("            if (!scratch) continue;")
+        lines += [f"            {line}" for line in point] + ["        }"]
+        lines += ["        free(scratch);"] if self.heap else []
+        lines.append("    }")
+        if self.plans:
+            lines += [
                 "    for (int k = 0; k < threads; k++) {",
                 *[
                     f"        for (int i = 0; i < {_size(self.outputs[j])}; i++) out[{j}][i] += sums[k * {total} + {off} + i];"
@@ -172,9 +184,16 @@ class _Printer:
                 ],
                 "    }",
                 "    free(sums);",
-                "}",
             ]
+        lines += ["    return failed;", "}"]
         return self._done(lines)
+
+    def _array(self, name: str, size: int) -> str:
+        """The declaration of a per-point array: on the stack, or in the thread's heap scratch."""
+        if not self.heap:
+            return f"{self.real} {name}[{size}];"
+        offset, self.scratch = self.scratch, self.scratch + size
+        return f"{self.real} *restrict {name} = scratch + {offset};"
 
     def _work_per_point(self) -> int:
         """Roughly the arithmetic of one point: every value computed, a product's inner sums."""
@@ -192,6 +211,7 @@ class _Printer:
             real=self.real,
             sizes_out=[_size(o) for o in self.outputs],
             op_count=self.op_count,
+            scratch_bytes=self.scratch * (4 if self.real == "float" else 8),
         )
 
     def _point_lines(self, offsets: dict[int, int], arg_start: str, out_base: str) -> list[str]:
@@ -270,13 +290,13 @@ class _Printer:
         expr = op.spelling(*self.spelling_keys).format(*reads, **fields)
         if cut is None:
             self.body.append(
-                f"{self.real} {name}[{size}]; for (int i = 0; i < {size}; i++) {name}[i] = {expr};"
+                f"{self._array(name, size)} for (int i = 0; i < {size}; i++) {name}[i] = {expr};"
             )
             return
         # every argument is whole, a scalar, the outer or the inner block: two loops, no tables
         outer, inner = math.prod(node.shape[:cut]), math.prod(node.shape[cut:])
         self.body.append(
-            f"{self.real} {name}[{size}]; for (int r = 0; r < {outer}; r++) for (int c = 0; c < {inner}; c++) "
+            f"{self._array(name, size)} for (int r = 0; r < {outer}; r++) for (int c = 0; c < {inner}; c++) "
             f"{{ int i = r * {inner} + c; {name}[i] = {expr}; }}"
         )
 
@@ -310,14 +330,13 @@ class _Printer:
             return self._at(b, f"{c} * {k} + {l}" if tb else f"{l} * {q} + {c}")
 
         a_ik, b_kj = a_at("r", "l"), b_at("l", "c")
-        real = self.real
         if tb:  # rows of b are contiguous: dot products (the pragma allows a vectorized sum)
             loops = self._dot_products(name, (0, m), (0, q), (k, q), a_ik, b_kj, vectorized=True)
         elif m >= _ROWS and q >= _COLS:  # register blocks of the result, then the edges
             loops = self._blocked_matmul(name, (m, k, q), a_at, b_at)
         else:  # columns of the result are contiguous in b: accumulate rows
             loops = self._row_sums(name, (0, m), (k, q), a_ik, b_kj)
-        self.body.append(f"{real} {name}[{m * q}]; {loops}")
+        self.body.append(f"{self._array(name, m * q)} {loops}")
 
     def _blocked_matmul(self, name: str, sizes: tuple[int, int, int], a_at, b_at) -> str:
         """``op(a) @ op(b)`` in blocks of _ROWS x _COLS results kept in registers over the sum.
@@ -371,7 +390,7 @@ class _Printer:
         lead = math.prod(x.shape[: len(axes)])
         if tuple(axes) == tuple(range(len(axes))):  # leading axes: add whole rows, no index table
             self.body.append(
-                f"{self.real} {name}[{size}]; for (int i = 0; i < {size}; i++) {name}[i] = 0; "
+                f"{self._array(name, size)} for (int i = 0; i < {size}; i++) {name}[i] = 0; "
                 f"for (int r = 0; r < {lead}; r++) for (int i = 0; i < {size}; i++) "
                 f"{name}[i] += {self._at(x, f'r * {size} + i')};"
             )
@@ -384,7 +403,7 @@ class _Printer:
             else np.zeros(coords.shape[1], dtype=np.int64)
         )
         self.body.append(
-            f"{self.real} {name}[{size}]; for (int i = 0; i < {size}; i++) {name}[i] = 0; "
+            f"{self._array(name, size)} for (int i = 0; i < {size}; i++) {name}[i] = 0; "
             f"for (int i = 0; i < {size_in}; i++) {name}[{self._table(target)}[i]] += {self._at(x, 'i')};"
         )
 
@@ -401,7 +420,7 @@ class _Printer:
             else:
                 self.body.append(f"const {self.real} *{name} = {self.names[arg]};")  # same elements: alias
             return
-        parts = [f"{self.real} {name}[{size}];"]
+        parts = [self._array(name, size)]
         if (sources == 0).any():
             parts.append(f"for (int i = 0; i < {size}; i++) {name}[i] = 0;")
         for k, arg in enumerate(node.args):
@@ -459,6 +478,7 @@ def point_inputs(xp, args: Sequence[Var], values, batch: tuple, real: np.dtype) 
 
 
 _PARALLEL_WORK = 200_000  # points x work per point below which a kernel runs on one thread
+_STACK_BYTES = 512 * 1024  # a point's arrays beyond this go to heap scratch (threads' stacks are small)
 _ROWS, _COLS = 4, 8  # a matmul register block: 4 rows of a times 8 columns of b
 
 

@@ -161,7 +161,7 @@ def load_library(source: str):
         kernel_cache.discard(path)
         library = ctypes.CDLL(str(kernel_cache.store(name, _compiled_into(compiler(), source, extra))))
     function = getattr(library, FUNCTION)
-    function.restype = None
+    function.restype = ctypes.c_int  # 1: a thread's scratch or the sums could not be allocated
     function.argtypes = [ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
     _loaded[key] = function
     return function
@@ -211,8 +211,11 @@ class NativeFunction:
             np.zeros(size, dtype=real) if reduction else np.empty((n, size), dtype=real)
             for size, reduction in zip(point.sizes_out, self.reductions)
         ]
-        if n:
-            compute(n, _pointers(inputs), strides.ctypes.data, _pointers(outs))
+        if n and compute(n, _pointers(inputs), strides.ctypes.data, _pointers(outs)):
+            raise MemoryError(
+                f"symgrad: the C kernel could not allocate its working memory for {n} points "
+                f"({point.scratch_bytes} bytes of scratch per thread); use fewer threads or the numpy backend"
+            )
         results = []
         for node, out, reduction in zip(self.outputs, outs, self.reductions):
             value = out.reshape(node.shape if reduction else batch + node.shape)

@@ -143,6 +143,24 @@ def test_burgers_residual_and_loss_gradient_equal_numpy(rng):
     )
 
 
+def test_large_per_point_arrays_live_in_heap_scratch_with_the_same_results(monkeypatch, rng):
+    """Past _STACK_BYTES a point's arrays are carved from one malloc per thread (a d = 10^4
+    Laplacian's arrays overflowed thread stacks); the threshold is lowered to run it here."""
+    monkeypatch.setattr(lowering.c_source, "_STACK_BYTES", 256)
+    net = PointMLP([2, 8, 8, 1], seed=3)
+    x, t = symgrad.placeholder("x"), symgrad.placeholder("t")
+    terms = burgers_terms(net, x, t)
+    weights = [p.asnumpy() for p in net.params]
+    points = [rng.uniform(-1, 1, 3001), rng.uniform(0, 1, 3001)]  # enough work for every thread
+    grads = [terms[f"d(r^2)/d{p.name}"] for p in net.params]
+    outputs, args = [terms["r"], terms["r"] ** 2, *grads], [x, t, *net.params]
+    kernel = symgrad.kernel(outputs, args, backend="c", reduce=[None] + ["mean"] * (1 + len(grads)))
+    assert "scratch + " in kernel.source and kernel._program.source.count("malloc(") == 1
+    reference = symgrad.kernel(outputs, args, backend="numpy", reduce=[None] + ["mean"] * (1 + len(grads)))
+    for got, want in zip(kernel(*points, *weights), reference(*points, *weights)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
 def test_kernels_compile_once_and_are_found_on_disk(monkeypatch, tmp_path, rng):
     monkeypatch.setenv("SYMGRAD_CACHE", str(tmp_path))
     monkeypatch.setattr(native, "_loaded", {})
