@@ -166,8 +166,29 @@ def test_jet_of_tuple_outputs_and_derivative_of_several_inputs():
     assert math.isclose(float(derivative(ops.exp, Tensor(np.float64(0.0)), 7)[1].asnumpy()), 1.0)
 
 
+def test_derivatives_along_one_input_match_nested_grad():
+    f = lambda x, t: ops.sin(x * t) * ops.exp(x)  # noqa: E731
+    x, t = Tensor(np.array([0.3, -0.8])), Tensor(np.array([1.5, 0.4]))
+    got = symgrad.derivatives(f, 0, order=3)(x, t)
+    assert len(got) == 3
+    for k, d in enumerate(got, start=1):
+        np.testing.assert_allclose(d.asnumpy(), _nested_grad(f, k)(x, t).asnumpy(), rtol=1e-12)
+    u_t, u_tt = symgrad.derivatives(f, 1)(x, t)  # order 2 by default, along t
+    np.testing.assert_allclose(u_tt.asnumpy(), -(x.asnumpy() ** 2) * f(x, t).asnumpy(), rtol=1e-12)
+
+
 def test_bad_calls_say_what_is_wrong():
     x = Tensor(np.ones(2))
+    with pytest.raises(GradTypeError, match="input 2 must be a Tensor, got 2 input"):
+        symgrad.derivatives(lambda a, b: a * b, 2)(x, x)
+    with pytest.raises(GradTypeError, match="input 1 must be a Tensor, got float"):
+        symgrad.derivatives(lambda a, b: a * b, 1)(x, 2.0)
+    with pytest.raises(GradError, match="Int32"):
+        symgrad.derivatives(lambda a: a * 2)(Tensor(np.ones(2, np.int32)))
+    with pytest.raises(GradError, match="must return one Tensor"):
+        symgrad.derivatives(lambda a: (a, a))(x)
+    with pytest.raises(GradError, match="position must be an int"):
+        symgrad.derivatives(ops.sin, -1)
     with pytest.raises(GradError, match="positive int"):
         derivative(ops.sin, x, 0)
     with pytest.raises(GradTypeError, match="primals\\[0\\] must be a Tensor"):
