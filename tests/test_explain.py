@@ -182,3 +182,31 @@ def test_explain_command_and_tour_formats(tmp_path):
     assert md.returncode == 0 and "### Gradient of Grad" in md.stdout and "$$" in md.stdout
     tex = run_cli("tour", "Vjp", "--latex")
     assert tex.returncode == 0 and "\\begin{align*}" in tex.stdout
+
+
+def test_taylor_mode_and_the_laplacian_are_explained_with_their_formulas():
+    f = lambda x, t: ops.sin(x * t) * ops.exp(x)  # noqa: E731
+    x, t = Tensor(np.array([0.3])), Tensor(np.array([1.5]))
+    (d,) = symgrad.explain(symgrad.derivatives(f, 0, 3), x, t)
+    assert d.title.startswith("Higher derivatives along a path (Taylor mode)")
+    assert [s.title for s in d.steps][1:] == [
+        "(1) The path x(t): its derivatives at t = 0",
+        "(2) Derivatives along the path (one Taylor-mode sweep)",
+        "Computation result",
+    ]
+    x1, t1 = sympy.symbols("x1 t1", real=True)
+    meaning = sympy.sin(x1 * t1) * sympy.exp(x1)
+    formulas, numbers = d.steps[2].entries, d.steps[3].entries
+    assert [e.lhs for e in formulas] == ["d output/dt", "d^2 output/dt^2", "d^3 output/dt^3"]
+    for k, (formula, number) in enumerate(zip(formulas, numbers), start=1):
+        assert sympy.simplify(formula.rhs[0] - sympy.diff(meaning, x1, k)) == 0
+        exact = float(sympy.diff(meaning, x1, k).subs({x1: 0.3, t1: 1.5}))
+        assert np.isclose(number.rhs[0], exact, rtol=1e-12)
+    (lap,) = symgrad.explain(
+        symgrad.laplacian(lambda v: (ops.sin(v) * v).sum()), Tensor(np.array([0.3, 0.4])), lang="zh"
+    )
+    assert lap.title.endswith("的拉普拉斯算子")
+    (formula,) = lap.steps[1].entries
+    v1, v2 = sympy.symbols("v1 v2", real=True)  # named after the lambda's parameter
+    field = v1 * sympy.sin(v1) + v2 * sympy.sin(v2)
+    assert sympy.simplify(formula.rhs - sympy.diff(field, v1, 2) - sympy.diff(field, v2, 2)) == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+from symgrad.autodiff import recording
 from symgrad.autodiff.differentiate import check_positions, forward, in_dtype_of, reverse
 from symgrad.autodiff.forward_laplacian import forward_laplacian, input_directions
 from symgrad.autodiff.jacobian import jacobian_node
@@ -308,7 +309,8 @@ def laplacian(fn: Callable, grad_position=0) -> Callable:
         trace = Trace()
         leaves = trace_inputs(fn, args, trace)
         check_positions(positions, args, "laplacian")
-        outputs, is_tuple = as_outputs(fn(*leaves), fn)
+        with recording.inside_trace():
+            outputs, is_tuple = as_outputs(fn(*leaves), fn)
         if is_tuple or len(outputs) != 1:
             raise GradError(f"laplacian: {fn_name(fn)} must return one Tensor, got {len(outputs)} output(s)")
         xs = []
@@ -319,7 +321,15 @@ def laplacian(fn: Callable, grad_position=0) -> Callable:
             xs.append(leaves[p]._node)
         ((_, lap),) = forward_laplacian([outputs[0]._node], input_directions(xs))
         lap = zeros_like(outputs[0]._node) if lap is None else lap
-        return trace.finish([lap], outputs[0])[0]
+        result = trace.finish([lap], outputs[0])[0]
+        recording.record(
+            dict(
+                kind="laplacian", fn_name=fn_name(fn), outputs=[outputs[0]._node], seeds=None, wrt=xs,
+                wrt_names=[trace.names[p] for p in positions], results=[lap], finished=[], env=result._env,
+                result_labels=[("Δ output", r"\Delta\,\mathrm{output}")],
+            )
+        )  # fmt: skip
+        return result
 
     return named_like(fn, lap_fn)
 

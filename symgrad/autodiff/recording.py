@@ -17,10 +17,10 @@ from symgrad.core.graph import Node
 class Episode:
     """One differentiation: what was differentiated, how, and what came out."""
 
-    kind: str  # "grad" (reverse mode) or "jvp" (forward mode)
+    kind: str  # "grad" (reverse mode), "jvp" (forward mode), "taylor" or "laplacian"
     fn_name: str
     outputs: list[Node]  # in the episode's own variables
-    seeds: list[Node] | None  # sens (grad) or tangents (jvp); None means ones
+    seeds: list[Node] | None  # sens (grad), tangents (jvp) or the path (taylor); None means ones
     wrt: list[Node]
     wrt_names: list[str]
     results: list[Node]  # derivatives, in the episode's own variables
@@ -28,6 +28,8 @@ class Episode:
     env: dict
     depth: int
     children: list[Episode] = field(default_factory=list)
+    seed_labels: list[tuple[str, str]] = field(default_factory=list)  # (text, LaTeX) per seed (taylor)
+    result_labels: list[tuple[str, str]] = field(default_factory=list)  # per result (taylor, laplacian)
 
 
 _episodes: list[Episode] | None = None

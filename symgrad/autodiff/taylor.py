@@ -73,13 +73,42 @@ def _along_path(fn: Callable, xs: Sequence, path: Callable, order: int, pick: Ca
     with recording.inside_trace():
         outputs, is_tuple = as_outputs(fn(*leaves), fn)
     nodes = [o._node for o in outputs]
-    picked = [
-        pick(o, [zeros_like(o) if d is None else d for d in derivatives])
-        for o, derivatives in zip(nodes, taylor_sweep(nodes, seeds, order))
+    derivatives_of = [
+        [zeros_like(o) if d is None else d for d in series]
+        for o, series in zip(nodes, taylor_sweep(nodes, seeds, order))
     ]
-    tensors = iter(trace.finish(nodes + [n for found in picked for n in found], *outputs))
+    picked = [pick(o, series) for o, series in zip(nodes, derivatives_of)]
+    finished = trace.finish(nodes + [n for found in picked for n in found], *outputs)
+    _record(fn, trace, leaves, seeds, nodes, derivatives_of, finished[0]._env)
+    tensors = iter(finished)
     outs = [next(tensors) for _ in nodes]
     return outs, [[next(tensors) for _ in found] for found in picked], is_tuple
+
+
+def _record(
+    fn: Callable, trace: Trace, leaves: list, seeds: dict, outputs: list, derivatives: list, env
+) -> None:
+    """A "taylor" episode for ``symgrad.explain``: the path, then every output's derivatives."""
+    names = [n for n, leaf in zip(trace.names, leaves) if isinstance(leaf, Tensor)]
+    path = [(name, k, s) for name, series in zip(names, seeds.values()) for k, s in enumerate(series, 1)]
+    path = [p for p in path if p[2] is not None]
+    outs = ["output" if len(outputs) == 1 else f"output[{j}]" for j in range(len(outputs))]
+    results = [(out, k, d) for out, series in zip(outs, derivatives) for k, d in enumerate(series, 1)]
+    recording.record(
+        dict(
+            kind="taylor", fn_name=fn_name(fn), outputs=outputs, seeds=[s for _, _, s in path],
+            wrt=list(seeds), wrt_names=names, results=[d for _, _, d in results], finished=[], env=env,
+            seed_labels=[_order_label(name, k) for name, k, _ in path],
+            result_labels=[_order_label(out, k) for out, k, _ in results],
+        )
+    )  # fmt: skip
+
+
+def _order_label(name: str, k: int) -> tuple[str, str]:
+    """``d^k name/dt^k`` as text and LaTeX."""
+    power = "" if k == 1 else f"^{k}"
+    latex = rf"\frac{{\mathrm{{d}}{power} \mathrm{{{name}}}}}{{\mathrm{{d}}t{power}}}"
+    return f"d{power} {name}/dt{power}", latex
 
 
 def _check_order(order, who: str) -> None:

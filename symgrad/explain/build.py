@@ -72,7 +72,7 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
         raw = dict(zip(shown, to_sympy(shown, symbols)))
         exprs = {n: as_sympy(a) for n, a in raw.items()}
     values = dict(zip(list(e.results) + list(seeds), evaluate(list(e.results) + list(seeds), e.env)))
-    title = phrase("grad_title" if e.kind == "grad" else "jvp_title", lang, fn=e.fn_name)
+    title = phrase(f"{e.kind}_title", lang, fn=e.fn_name)
     d = Derivation(title)
 
     out_names = _output_names(e, producers)
@@ -105,8 +105,10 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
             ]))  # fmt: skip
     if e.kind == "grad":
         _grad_steps(d, e, seeds, exprs, raw, values, out_names, flat, lang)
-    else:
+    elif e.kind == "jvp":
         _jvp_steps(d, e, seeds, exprs, values, flat, lang)
+    else:
+        _labelled_steps(d, e, seeds, exprs, values, flat, lang)
     return d
 
 
@@ -167,6 +169,21 @@ def _jvp_steps(d, e, seeds, exprs, values, flat, lang) -> None:
     if flat:
         d.steps.append(Step(phrase("jvp", lang), [Entry(t, lt, exprs[r]) for t, lt, r in entries]))
     d.steps.append(Step(phrase("value", lang), [Entry(t, lt, values[r]) for t, lt, r in entries]))
+
+
+def _labelled_steps(d, e, seeds, exprs, values, flat, lang) -> None:
+    """Taylor mode and the Laplacian: the path (Taylor), each result's formula, its numbers."""
+    if seeds:
+        d.steps.append(Step(phrase("path", lang), [
+            Entry(text, latex, exprs.get(s, values[s]), f"= {_numbers(values[s])}")
+            for (text, latex), s in zip(e.seed_labels, seeds)
+        ]))  # fmt: skip
+    entries = list(zip(e.result_labels, e.results))
+    if flat:
+        d.steps.append(
+            Step(phrase(f"{e.kind}_formula", lang), [Entry(t, lt, exprs[r]) for (t, lt), r in entries])
+        )
+    d.steps.append(Step(phrase("result", lang), [Entry(t, lt, values[r]) for (t, lt), r in entries]))
 
 
 def _numbers(values: np.ndarray) -> str:
