@@ -86,8 +86,9 @@ class _Printer:
         floats = [n.dtype for n in nodes if n.dtype is not None and n.dtype.kind == "f"]
         single = floats and all(d == np.float32 for d in floats)
         self.real = "float" if single and not double else "double"
+        self.itemsize = 4 if self.real == "float" else 8
         # a point's arrays past _STACK_BYTES live in per-thread heap scratch, not on the stack
-        per_point = sum(_size(n) for n in nodes if n.args) * (4 if self.real == "float" else 8)
+        per_point = sum(_size(n) for n in nodes if n.args) * self.itemsize
         self.heap = target == "openmp" and per_point > _STACK_BYTES
         self.scratch = 0  # elements of the scratch handed out so far
         self.statics: list[str] = []  # file-scope tables and constants
@@ -211,7 +212,7 @@ class _Printer:
             real=self.real,
             sizes_out=[_size(o) for o in self.outputs],
             op_count=self.op_count,
-            scratch_bytes=self.scratch * (4 if self.real == "float" else 8),
+            scratch_bytes=self.scratch * self.itemsize,
         )
 
     def _point_lines(self, offsets: dict[int, int], arg_start: str, out_base: str) -> list[str]:

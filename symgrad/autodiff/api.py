@@ -18,13 +18,13 @@ from symgrad.autodiff.tracing import (
     Trace,
     as_outputs,
     check_arguments,
-    check_differentiable,
+    check_tensor_input,
     fn_name,
     named_like,
     trace_inputs,
 )
 from symgrad.core.families.structural import zeros_like
-from symgrad.errors import EmptyPositionError, GradError, GradNotFoundError, GradTypeError
+from symgrad.errors import EmptyPositionError, GradError, GradNotFoundError
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
 
@@ -315,9 +315,7 @@ def laplacian(fn: Callable, grad_position=0) -> Callable:
             raise GradError(f"laplacian: {fn_name(fn)} must return one Tensor, got {len(outputs)} output(s)")
         xs = []
         for p in positions:
-            if not isinstance(args[p], Tensor):
-                raise GradTypeError(f"laplacian: input {p} must be a Tensor, got {type(args[p]).__name__}")
-            check_differentiable(args[p], f"input {p}", "laplacian")
+            check_tensor_input(args, p, "laplacian")
             xs.append(leaves[p]._node)
         ((_, lap),) = forward_laplacian([outputs[0]._node], input_directions(xs))
         lap = zeros_like(outputs[0]._node) if lap is None else lap

@@ -21,7 +21,7 @@ from symgrad.autodiff.taylor_sweep import Series, taylor_sweep
 from symgrad.autodiff.tracing import (
     Trace,
     as_outputs,
-    check_differentiable,
+    check_tensor_input,
     fn_name,
     named_like,
     trace_inputs,
@@ -152,10 +152,9 @@ def derivatives(fn: Callable, position: int = 0, order: int = 2) -> Callable:
         return [first] + [None] * (order - 1)
 
     def along_one_input(*args):
-        if position >= len(args) or not isinstance(args[position], Tensor):
-            got = type(args[position]).__name__ if position < len(args) else f"{len(args)} input(s)"
-            raise GradTypeError(f"derivatives: input {position} must be a Tensor, got {got}")
-        check_differentiable(args[position], f"input {position}", "derivatives")
+        if position >= len(args):
+            raise GradTypeError(f"derivatives: input {position} must be a Tensor, got {len(args)} input(s)")
+        check_tensor_input(args, position, "derivatives")
         _, per_output, is_tuple = _along_path(fn, args, line, order, lambda out, d: d)
         if is_tuple:
             raise GradError(f"derivatives: {fn_name(fn)} must return one Tensor, got {len(per_output)}")

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from symgrad.core.graph import Node, Var, free_vars, substitute
-from symgrad.errors import GradError
+from symgrad.errors import GradError, GradTypeError
 from symgrad.tensor import Tensor, bind_input, merge_env
 
 
@@ -138,6 +138,13 @@ def check_differentiable(tensor: Tensor, what: str, who: str) -> None:
             f"{who}: cannot differentiate with respect to {what}, which has dtype {tensor.dtype} "
             f"and shape {tensor.shape}; pass a Float16/Float32/Float64 tensor"
         )
+
+
+def check_tensor_input(args: Sequence, position: int, who: str) -> None:
+    """Input ``position`` of a call is a float Tensor, else an error naming ``who``."""
+    if not isinstance(args[position], Tensor):
+        raise GradTypeError(f"{who}: input {position} must be a Tensor, got {type(args[position]).__name__}")
+    check_differentiable(args[position], f"input {position}", who)
 
 
 def trace_inputs(fn: Callable, args: Sequence, trace: Trace) -> list:

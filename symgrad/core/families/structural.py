@@ -266,11 +266,16 @@ def _t_stack(node, ct):
 # ----- batched rules (a batch of tangents on a new leading axis; forward Laplacian) -----
 
 
+def lead_aligned(g: Node, rank: int) -> Node:
+    """``g`` (a batch on its leading axis) with ones inserted after that axis, so that each item
+    broadcasts against a rank-``rank`` value as NumPy would."""
+    missing = rank - (g.ndim - 1)
+    return g if missing <= 0 else reshape(g, (g.shape[0],) + (1,) * missing + g.shape[1:])
+
+
 def _b_broadcast(node, tangents):
     (g,), (shape,) = tangents, node.params
-    rank = g.ndim - 1
-    g = reshape(g, (g.shape[0],) + (1,) * (len(shape) - rank) + g.shape[1:])
-    return broadcast_to(g, (g.shape[0], *shape))
+    return broadcast_to(lead_aligned(g, len(shape)), (g.shape[0], *shape))
 
 
 def _b_reduce(node, tangents):
@@ -305,7 +310,7 @@ def _b_stack(node, tangents):
     rows = [
         broadcast_to(zeros_like(a), (d, *item))
         if g is None
-        else broadcast_to(reshape(g, (d,) + (1,) * (len(item) - g.ndim + 1) + g.shape[1:]), (d, *item))
+        else broadcast_to(lead_aligned(g, len(item)), (d, *item))
         for a, g in zip(node.args, tangents)
     ]
     values = [_constant(r) for r in rows]
