@@ -35,6 +35,7 @@ class PointProgram:
     sizes_out: list[int]  # elements per point of each output
     op_count: int
     scratch_bytes: int = 0  # heap scratch per thread (0: a point's arrays are on the stack)
+    lanes: int = 1  # points per block (1: one point at a time)
 
 
 def print_point_program(
@@ -43,6 +44,7 @@ def print_point_program(
     reductions: Sequence[str | None] | None = None,
     target: str = "openmp",
     double: bool = False,
+    shared: frozenset[int] = frozenset(),
 ) -> PointProgram:
     """C source evaluating ``outputs`` from ``args`` at each of ``n`` points.
 
@@ -56,13 +58,20 @@ def print_point_program(
     (``"sum"`` or ``"mean"``; the caller divides) is summed over the points into
     ``out[j]`` (OpenMP only): each thread sums its points, then the threads' sums are
     added in a fixed order, so results do not depend on timing.
+
+    On OpenMP, ``shared`` lists the arguments every point shares (the weights; the caller
+    passes them with stride 0). Nodes that depend on nothing else are computed once per
+    thread, and the rest in blocks of ``lanes`` points: each per-point array holds element
+    ``i`` of point ``b`` at ``i * lanes + b``, so every loop over elements vectorizes over
+    the points, and a product with a shared matrix becomes one register-blocked matrix
+    product per block.
     """
     reductions = list(reductions) if reductions is not None else [None] * len(outputs)
     if target == "cuda" and any(reductions):
         raise NotImplementedError("the CUDA kernel writes per-point outputs; reduce them with CuPy")
     plans, leaves = batch_sums.plan_batch_sums(outputs, reductions)
     spelling_keys = ("cuda", "c") if target == "cuda" else ("c",)
-    printer = _Printer(outputs, args, plans, leaves, spelling_keys, double, target)
+    printer = _Printer(outputs, args, plans, leaves, spelling_keys, double, target, shared)
     return printer.program()
 
 
@@ -76,6 +85,7 @@ class _Printer:
         spelling_keys: tuple[str, ...],
         double: bool = False,
         target: str = "openmp",
+        shared: frozenset[int] = frozenset(),
     ):
         self.spelling_keys = spelling_keys
         self.target = target
@@ -87,17 +97,27 @@ class _Printer:
         single = floats and all(d == np.float32 for d in floats)
         self.real = "float" if single and not double else "double"
         self.itemsize = 4 if self.real == "float" else 8
-        # a point's arrays past _STACK_BYTES live in per-thread heap scratch, not on the stack
         per_point = sum(_size(n) for n in nodes if n.args) * self.itemsize
-        self.heap = target == "openmp" and per_point > _STACK_BYTES
+        # points per block: as many as keep a block's arrays in the core's cache (1: point by point)
+        self.lanes = 1
+        if target == "openmp":
+            self.lanes = next((w for w in _LANES if w * per_point <= _BLOCK_BYTES), 1)
+        self.vector = min(self.lanes, _VECTOR_BYTES // self.itemsize)  # values per C vector of lanes
+        # a block's arrays past _STACK_BYTES live in per-thread heap scratch, not on the stack
+        self.heap = target == "openmp" and per_point * self.lanes > _STACK_BYTES
         self.scratch = 0  # elements of the scratch handed out so far
         self.statics: list[str] = []  # file-scope tables and constants
-        self.body: list[str] = []
+        self.body: list[str] = []  # per point (or per block of points)
+        self.prelude: list[str] = []  # per thread, before the loop: what no point changes
         self.names: dict[Node, str] = {}
         self.scalars: dict[Node, str] = {}  # nodes that are one literal
+        self.uniform: set[Node] = set()  # nodes every point shares (blocked programs only)
         self.op_count = 0
+        self._lane: str | None = None  # the lane index of the node being printed, if it has lanes
         for k, var in enumerate(self.args):
             self.names[var] = f"a{k}"
+            if self.lanes > 1 and k in shared:
+                self.uniform.add(var)
         for node in nodes:
             if node not in self.names:
                 self._emit(node)
@@ -122,6 +142,7 @@ class _Printer:
             lines += [
                 "#include <math.h>",
                 "#include <stdlib.h>",
+                "#include <string.h>",
                 "#include <omp.h>",
                 "#define STATIC static const",
             ]
@@ -130,6 +151,12 @@ class _Printer:
                 f'#define UNROLL_BLOCK _Pragma("GCC unroll {_COLS}")',
                 "typedef long idx_t;",
             ]
+            if self.lanes > 1:  # one value per point of a block, as a GCC/Clang vector
+                lines += [
+                    f"typedef {real} lanes_t __attribute__((vector_size({self.vector * self.itemsize})));",
+                    f"static inline lanes_t load_lanes(const {real} *p) {{ lanes_t v; memcpy(&v, p, sizeof v); return v; }}",
+                    f"static inline void store_lanes({real} *p, lanes_t v) {{ memcpy(p, &v, sizeof v); }}",
+                ]
         lines += [f"#define SG_CAST_{name}(v) {code}" for name, code in C_CASTS.items()]
         lines += self.statics
         offsets, total = {}, 0
@@ -146,36 +173,46 @@ class _Printer:
             lines += [f"    {line}" for line in self._point_lines(offsets, "in{k} + p * stride{k}", "out{j}")]
             lines.append("}")
             return self._done(lines)
-        point = self._point_lines(offsets, "in[{k}] + p * stride[{k}]", "out[{j}]")
+        if self.lanes == 1:  # printed first: the block's input arrays take heap scratch too
+            point = self._point_lines(offsets, "in[{k}] + p * stride[{k}]", "out[{j}]")
+        else:
+            point = self._block_lines(offsets)
         signature = f"(idx_t n, const {real} *const *in, const idx_t *stride, {real} *const *out)"
         # small batches run on one thread: waking the others costs more than it saves
         serial = f"n * {self._work_per_point()} < {_PARALLEL_WORK}"
         lines += [
             f"int {FUNCTION}{signature}\n{{",  # returns 1 when memory ran out, else 0
-            f"    int threads = {serial} ? 1 : omp_get_max_threads(), failed = 0;",
+            f"    int threads = {serial} ? 1 : omp_get_max_threads();",
         ]
         if self.plans:
             lines += [
                 f"    {real} *sums = calloc((size_t)threads * {total}, sizeof({real}));",
                 "    if (!sums) return 1;",
             ]
+        if self.heap:
+            free_sums = " free(sums);" if self.plans else ""
+            lines += [
+                f"    {real} *scratches = malloc((size_t)threads * {self.scratch} * sizeof({real}));",
+                f"    if (!scratches) {{{free_sums} return 1; }}",
+            ]
         lines += ["    #pragma omp parallel num_threads(threads)", "    {"]
         if self.heap:
-            lines += [
-                f"        {real} *scratch = malloc({self.scratch} * sizeof({real}));",
-                "        if (!scratch) {",
-                "            #pragma omp atomic write",
-                "            failed = 1;",
-                "        }",
-            ]
+            lines.append(
+                f"        {real} *scratch = scratches + (size_t)omp_get_thread_num() * {self.scratch};"
+            )
         if self.plans:
             lines.append(f"        {real} *acc = sums + (size_t)omp_get_thread_num() * {total};")
-        lines += ["        #pragma omp for schedule(static)", "        for (idx_t p = 0; p < n; p++) {"]
-        if self.heap:
-            lines.append("            if (!scratch) continue;")
-        lines += [f"            {line}" for line in point] + ["        }"]
-        lines += ["        free(scratch);"] if self.heap else []
-        lines.append("    }")
+        if self.lanes == 1:
+            lines += ["        #pragma omp for schedule(static)", "        for (idx_t p = 0; p < n; p++) {"]
+        else:
+            lines += [f"        {line}" for line in self.prelude]
+            lines += [
+                "        #pragma omp for schedule(static)",
+                f"        for (idx_t p0 = 0; p0 < n; p0 += {self.lanes}) {{",
+                f"            int nb = n - p0 < {self.lanes} ? (int)(n - p0) : {self.lanes};",
+            ]
+        lines += [f"            {line}" for line in point] + ["        }", "    }"]
+        lines += ["    free(scratches);"] if self.heap else []
         if self.plans:
             lines += [
                 "    for (int k = 0; k < threads; k++) {",
@@ -186,15 +223,22 @@ class _Printer:
                 "    }",
                 "    free(sums);",
             ]
-        lines += ["    return failed;", "}"]
+        lines += ["    return 0;", "}"]
         return self._done(lines)
 
     def _array(self, name: str, size: int) -> str:
-        """The declaration of a per-point array: on the stack, or in the thread's heap scratch."""
+        """The declaration of a per-point array (times the lanes of a blocked node): on the
+        stack, or in the thread's heap scratch."""
+        size *= self._width
         if not self.heap:
             return f"{self.real} {name}[{size}];"
         offset, self.scratch = self.scratch, self.scratch + size
         return f"{self.real} *restrict {name} = scratch + {offset};"
+
+    @property
+    def _width(self) -> int:
+        """Values per element of the node being printed: its lanes, or 1."""
+        return self.lanes if self._lane else 1
 
     def _work_per_point(self) -> int:
         """Roughly the arithmetic of one point: every value computed, a product's inner sums."""
@@ -213,6 +257,7 @@ class _Printer:
             sizes_out=[_size(o) for o in self.outputs],
             op_count=self.op_count,
             scratch_bytes=self.scratch * self.itemsize,
+            lanes=self.lanes,
         )
 
     def _point_lines(self, offsets: dict[int, int], arg_start: str, out_base: str) -> list[str]:
@@ -229,30 +274,104 @@ class _Printer:
                 )
         return lines
 
+    def _block_lines(self, offsets: dict[int, int]) -> list[str]:
+        """One block of points: its inputs in lanes (the block's last point repeated past
+        ``nb``), the program, then each real point's outputs and sums."""
+        lanes, lines = self.lanes, []
+        self.prelude[:0] = [
+            f"const {self.real} *a{k} = in[{k}];" for k, var in enumerate(self.args) if var in self.uniform
+        ]
+        self._lane = "b"
+        for k, var in enumerate(self.args):
+            if var not in self.uniform:
+                size = _size(var)
+                lines.append(
+                    f"{self._array(f'a{k}', size)} for (int b = 0; b < {lanes}; b++) {{ "
+                    f"const {self.real} *src = in[{k}] + (p0 + (b < nb ? b : nb - 1)) * stride[{k}]; "
+                    f"for (int i = 0; i < {size}; i++) a{k}[i * {lanes} + b] = src[i]; }}"
+                )
+        lines += self.body
+        for j, node in enumerate(self.outputs):
+            size = _size(node)
+            if j in self.plans:
+                lines += self._accumulate(self.plans[j], 1, offsets[j])
+            else:
+                lines.append(
+                    f"for (int b = 0; b < nb; b++) {{ {self.real} *o = out[{j}] + (p0 + b) * {size}; "
+                    f"for (int i = 0; i < {size}; i++) o[i] = {self._at(node, 'i', 'b')}; }}"
+                )
+        return lines
+
     def _accumulate(self, plan: batch_sums.Plan, sign: int, offset: int) -> list[str]:
-        """Add one point's share of a batch sum to the thread's sums (outer products stay fused)."""
+        """Add one point's (or block's) share of a batch sum to the thread's sums (outer products stay fused)."""
         if isinstance(plan, SignedSum):
             return [line for s, term in plan.terms for line in self._accumulate(term, s * sign, offset)]
         if isinstance(plan, Reshaped):  # the flat order is unchanged
             return self._accumulate(plan.inner, sign, offset)
         op = "+=" if sign > 0 else "-="
+        real, lanes = self.real, self.lanes
         if isinstance(plan, OuterSum):  # (k, 1) @ (1, q): both factors are vectors in flat order
             a, b = plan.a, plan.b
             k, q = _size(a), _size(b)
-            return [
-                f"for (int r = 0; r < {k}; r++) {{ {self.real} v = {self._at(a, 'r')}; "
-                f"for (int c = 0; c < {q}; c++) acc[{offset} + r * {q} + c] {op} v * {self._at(b, 'c')}; }}"
-            ]
+            if lanes == 1:
+                return [
+                    f"for (int r = 0; r < {k}; r++) {{ {real} v = {self._at(a, 'r')}; "
+                    f"for (int c = 0; c < {q}; c++) acc[{offset} + r * {q} + c] {op} v * {self._at(b, 'c')}; }}"
+                ]
+            return [self._lanes_outer_sum(a, b, op, offset)]
         node = plan.node
-        return [f"for (int i = 0; i < {_size(node)}; i++) acc[{offset} + i] {op} {self._at(node, 'i')};"]
+        if lanes == 1:
+            return [f"for (int i = 0; i < {_size(node)}; i++) acc[{offset} + i] {op} {self._at(node, 'i')};"]
+        return [
+            f"for (int i = 0; i < {_size(node)}; i++) {{ {real} s = 0; "
+            f"for (int b = 0; b < nb; b++) s += {self._at(node, 'i', 'b')}; acc[{offset} + i] {op} s; }}"
+        ]
+
+    def _lanes_outer_sum(self, a: Node, b: Node, op: str, offset: int) -> str:
+        """``acc[r, c] op sum over the block's points of a[r] * b[c]``: b's lanes turned point-major,
+        then _SUM_VECTORS vectors of a row of acc kept in registers over the points."""
+        real, lanes, width = self.real, self.lanes, self.vector
+        k, q = _size(a), _size(b)
+        chunk = width * _SUM_VECTORS
+        full = q - q % chunk
+        lines = [  # (self._array: b's lanes can be large, and thread stacks are small)
+            f"{{ {self._array('bt', q)} for (int c = 0; c < {q}; c++) for (int b = 0; b < {lanes}; b++) "
+            f"bt[b * {q} + c] = {self._at(b, 'c', 'b')}; for (int r = 0; r < {k}; r++) {{"
+        ]
+        if full:
+            vectors = range(_SUM_VECTORS)
+            row = f"acc + {offset} + r * {q} + c0"
+            sums = ", ".join(f"s{j} = load_lanes({row} + {j * width})" for j in vectors)
+            adds = " ".join(f"s{j} {op} v * load_lanes(bt + b * {q} + c0 + {j * width});" for j in vectors)
+            stores = " ".join(f"store_lanes({row} + {j * width}, s{j});" for j in vectors)
+            lines.append(
+                f"for (int c0 = 0; c0 < {full}; c0 += {chunk}) {{ lanes_t {sums}; for (int b = 0; b < nb; b++) "
+                f"{{ {real} v = {self._at(a, 'r', 'b')}; {adds} }} {stores} }}"
+            )
+        if full < q:
+            lines.append(
+                f"for (int b = 0; b < nb; b++) {{ {real} v = {self._at(a, 'r', 'b')}; "
+                f"for (int c = {full}; c < {q}; c++) acc[{offset} + r * {q} + c] {op} v * bt[b * {q} + c]; }}"
+            )
+        return " ".join(lines) + " } }"
 
     # ----- one node -----
 
-    def _at(self, node: Node, index: str) -> str:
-        """C expression for element ``index`` of ``node``."""
+    def _at(self, node: Node, index: str, lane: str | None = None) -> str:
+        """C expression for element ``index`` of ``node`` (at point ``lane`` of a block, if given)."""
         if node in self.scalars:
             return self.scalars[node]
-        return f"{self.names[node]}[{index}]"
+        if lane is None or node in self.uniform:
+            return f"{self.names[node]}[{index}]"
+        return f"{self.names[node]}[({index}) * {self.lanes} + {lane}]"
+
+    def _set(self, name: str, index: str) -> str:
+        """The target of element ``index`` of the node being printed (inside its lane loop)."""
+        return f"{name}[({index}) * {self.lanes} + b]" if self._lane else f"{name}[{index}]"
+
+    def _per_lane(self, statement: str) -> str:
+        """``statement`` for each point of the block, when the node being printed has lanes."""
+        return f"for (int b = 0; b < {self.lanes}; b++) {statement}" if self._lane else statement
 
     def _emit(self, node: Node) -> None:
         if isinstance(node, Var):
@@ -263,6 +382,11 @@ class _Printer:
         name = f"t{self.op_count}"
         self.op_count += 1
         self.names[node] = name
+        uniform = self.lanes > 1 and all(a in self.uniform for a in node.args)
+        if uniform:
+            self.uniform.add(node)
+        self._lane = "b" if self.lanes > 1 and not uniform else None
+        body, self.body = self.body, (self.prelude if uniform else self.body)
         emit = {
             MAP: self._emit_elementwise,
             CONTRACTION: self._emit_matmul,
@@ -270,48 +394,67 @@ class _Printer:
             GATHER: self._emit_gather,
         }[lookup(node.op).pattern]
         emit(node, name)
+        self.body = body
 
     def _emit_const(self, node: Const) -> None:
         values = np.asarray(node.value).ravel()
         if values.size == 1:
             self.scalars[node] = _literal(values[0], self.real)
             self.names[node] = self.scalars[node]
+            self.uniform.add(node)
             return
         name = f"c{len(self.statics)}"
         items = ", ".join(_literal(v, self.real) for v in values)
         self.statics.append(f"STATIC {self.real} {name}[{values.size}] = {{{items}}};")
         self.names[node] = name
+        self.uniform.add(node)
 
     def _emit_elementwise(self, node: Node, name: str) -> None:
         op = lookup(node.op)
         size = _size(node)
         fields = {f"p{i}": _literal(p, self.real) for i, p in enumerate(node.params)}
+        lane = self._lane
+
+        def one_value(a: Node) -> bool:  # the same element for every i of the flat loop
+            return _size(a) == 1 and (a in self.uniform or not lane)
+
+        if all(
+            one_value(a) or (a.shape == node.shape and not (lane and a in self.uniform)) for a in node.args
+        ):
+            reads = [self._at(a, "0" if one_value(a) else "i") for a in node.args]
+            expr = op.spelling(*self.spelling_keys).format(*reads, **fields)
+            total = size * self._width
+            self.body.append(
+                f"{self._array(name, size)} for (int i = 0; i < {total}; i++) {name}[i] = {expr};"
+            )
+            return
         cut = _outer_inner_cut(node)
-        reads = [self._broadcast_read(a, node, cut) for a in node.args]
+        reads = [self._broadcast_read(a, node, cut, lane) for a in node.args]
         expr = op.spelling(*self.spelling_keys).format(*reads, **fields)
         if cut is None:
             self.body.append(
-                f"{self._array(name, size)} for (int i = 0; i < {size}; i++) {name}[i] = {expr};"
+                f"{self._array(name, size)} for (int i = 0; i < {size}; i++) "
+                + self._per_lane(f"{self._set(name, 'i')} = {expr};")
             )
             return
         # every argument is whole, a scalar, the outer or the inner block: two loops, no tables
         outer, inner = math.prod(node.shape[:cut]), math.prod(node.shape[cut:])
         self.body.append(
             f"{self._array(name, size)} for (int r = 0; r < {outer}; r++) for (int c = 0; c < {inner}; c++) "
-            f"{{ int i = r * {inner} + c; {name}[i] = {expr}; }}"
+            f"{{ int i = r * {inner} + c; " + self._per_lane(f"{self._set(name, 'i')} = {expr};") + " }"
         )
 
-    def _broadcast_read(self, arg: Node, node: Node, cut: int | None = None) -> str:
+    def _broadcast_read(self, arg: Node, node: Node, cut: int | None = None, lane: str | None = None) -> str:
         """Element ``i`` of ``node``'s shape read from ``arg`` (NumPy broadcasting); with a ``cut``
         (see :func:`_outer_inner_cut`), element ``(r, c)`` of the outer and inner blocks."""
         if arg in self.scalars or _size(arg) == 1:
-            return self._at(arg, "0")
+            return self._at(arg, "0", lane)
         if arg.shape == node.shape:
-            return self._at(arg, "i")
+            return self._at(arg, "i", lane)
         if cut is not None:
-            return self._at(arg, "c" if _reads_inner(arg.shape, node.shape, cut) else "r")
+            return self._at(arg, "c" if _reads_inner(arg.shape, node.shape, cut) else "r", lane)
         table = np.broadcast_to(np.arange(_size(arg)).reshape(arg.shape), node.shape).ravel()
-        return f"{self.names[arg]}[{self._table(table)}[i]]"
+        return self._at(arg, f"{self._table(table)}[i]", lane)
 
     def _emit_matmul(self, node: Node, name: str) -> None:
         """A CONTRACTION: ``op(a) @ op(b)`` with params ``(transpose_a, transpose_b)``."""
@@ -324,11 +467,22 @@ class _Printer:
             m, k = 1, a.shape[0]
         q = (b.shape[0] if tb else b.shape[1]) if b.ndim == 2 else 1
 
-        def a_at(r: str, l: str) -> str:  # noqa: E741 - the summed index, as in the loops
-            return self._at(a, f"{l} * {m} + {r}" if ta else f"{r} * {k} + {l}")
+        def a_index(r: str, l: str) -> str:  # noqa: E741 - the summed index, as in the loops
+            return f"{l} * {m} + {r}" if ta else f"{r} * {k} + {l}"
+
+        def b_index(l: str, c: str) -> str:  # noqa: E741
+            return f"{c} * {k} + {l}" if tb else f"{l} * {q} + {c}"
+
+        if self._lane:
+            loops = self._lanes_matmul(name, (m, k, q), (a, a_index), (b, b_index))
+            self.body.append(f"{self._array(name, m * q)} {loops}")
+            return
+
+        def a_at(r: str, l: str) -> str:  # noqa: E741
+            return self._at(a, a_index(r, l))
 
         def b_at(l: str, c: str) -> str:  # noqa: E741
-            return self._at(b, f"{c} * {k} + {l}" if tb else f"{l} * {q} + {c}")
+            return self._at(b, b_index(l, c))
 
         a_ik, b_kj = a_at("r", "l"), b_at("l", "c")
         if tb:  # rows of b are contiguous: dot products (the pragma allows a vectorized sum)
@@ -338,6 +492,52 @@ class _Printer:
         else:  # columns of the result are contiguous in b: accumulate rows
             loops = self._row_sums(name, (0, m), (k, q), a_ik, b_kj)
         self.body.append(f"{self._array(name, m * q)} {loops}")
+
+    def _lanes_matmul(self, name: str, sizes: tuple[int, int, int], a_spec, b_spec) -> str:
+        """``op(a) @ op(b)`` for a block of points, each sum a few vectors over the points.
+
+        An operand every point shares is one scalar per term (a product with a weight matrix
+        is then one matrix product per block). _LANE_COLS results are summed together, so each
+        vector of ``a`` is read once for them.
+        """
+        m, k, q = sizes
+        lanes, width = self.lanes, self.vector
+        vectors = range(lanes // width)
+
+        def term(spec, i: str, j: str, v: int) -> str:  # a vector of points, or a scalar they share
+            node, index = spec
+            if node in self.uniform:
+                return self._at(node, index(i, j))
+            return f"load_lanes({self.names[node]} + ({index(i, j)}) * {lanes} + {v * width})"
+
+        shared_a = a_spec[0] in self.uniform
+        a_type = self.real if shared_a else "lanes_t"
+        full = q - q % _LANE_COLS
+
+        def columns(first: str, count: int) -> str:
+            sums = ", ".join(f"s{j}_{v} = {{0}}" for j in range(count) for v in vectors)
+            reads = " ".join(
+                f"{a_type} x{v} = {term(a_spec, 'r', 'l', v)};"
+                for v in (vectors[:1] if shared_a else vectors)
+            )
+            adds = " ".join(
+                f"s{j}_{v} += x{0 if shared_a else v} * {term(b_spec, 'l', f'({first} + {j})', v)};"
+                for j in range(count)
+                for v in vectors
+            )
+            stores = " ".join(
+                f"store_lanes({name} + (r * {q} + {first} + {j}) * {lanes} + {v * width}, s{j}_{v});"
+                for j in range(count)
+                for v in vectors
+            )
+            return f"{{ lanes_t {sums}; for (int l = 0; l < {k}; l++) {{ {reads} {adds} }} {stores} }}"
+
+        loops = []
+        if full:
+            loops.append(f"for (int c0 = 0; c0 < {full}; c0 += {_LANE_COLS}) {columns('c0', _LANE_COLS)}")
+        if full < q:
+            loops.append(f"for (int c = {full}; c < {q}; c++) {columns('c', 1)}")
+        return f"for (int r = 0; r < {m}; r++) {{ {' '.join(loops)} }}"
 
     def _blocked_matmul(self, name: str, sizes: tuple[int, int, int], a_at, b_at) -> str:
         """``op(a) @ op(b)`` in blocks of _ROWS x _COLS results kept in registers over the sum.
@@ -388,12 +588,13 @@ class _Printer:
         """A REDUCTION: a sum over ``axes`` (params ``(axes, keepdims)``)."""
         (x,), (axes, _keepdims) = node.args, node.params
         size_in, size = _size(x), _size(node)
-        lead = math.prod(x.shape[: len(axes)])
+        lead, width = math.prod(x.shape[: len(axes)]), self._width
+        zero = f"{self._array(name, size)} for (int i = 0; i < {size * width}; i++) {name}[i] = 0;"
         if tuple(axes) == tuple(range(len(axes))):  # leading axes: add whole rows, no index table
+            row = size * width  # lanes keep their order within a row
             self.body.append(
-                f"{self._array(name, size)} for (int i = 0; i < {size}; i++) {name}[i] = 0; "
-                f"for (int r = 0; r < {lead}; r++) for (int i = 0; i < {size}; i++) "
-                f"{name}[i] += {self._at(x, f'r * {size} + i')};"
+                f"{zero} for (int r = 0; r < {lead}; r++) for (int i = 0; i < {row}; i++) "
+                f"{name}[i] += {self._at(x, f'r * {row} + i')};"
             )
             return
         coords = np.indices(x.shape).reshape(x.ndim, -1)
@@ -403,16 +604,14 @@ class _Printer:
             if kept
             else np.zeros(coords.shape[1], dtype=np.int64)
         )
-        self.body.append(
-            f"{self._array(name, size)} for (int i = 0; i < {size}; i++) {name}[i] = 0; "
-            f"for (int i = 0; i < {size_in}; i++) {name}[{self._table(target)}[i]] += {self._at(x, 'i')};"
-        )
+        add = f"{self._set(name, f'{self._table(target)}[i]')} += {self._at(x, 'i', self._lane)};"
+        self.body.append(f"{zero} for (int i = 0; i < {size_in}; i++) {self._per_lane(add)}")
 
     def _emit_gather(self, node: Node, name: str) -> None:
         """A linear op that picks elements (reshape, transpose, getitem, scatter, stack, broadcast)."""
         sources = self._gather_sources(node)  # per output element: global index + 1, or 0 for zero
         offsets = np.cumsum([0] + [_size(a) for a in node.args])
-        size = _size(node)
+        size, lane = _size(node), self._lane
         if len(node.args) == 1 and np.array_equal(sources, np.arange(1, size + 1)):
             arg = node.args[0]
             if arg in self.scalars:
@@ -423,7 +622,7 @@ class _Printer:
             return
         parts = [self._array(name, size)]
         if (sources == 0).any():
-            parts.append(f"for (int i = 0; i < {size}; i++) {name}[i] = 0;")
+            parts.append(f"for (int i = 0; i < {size * self._width}; i++) {name}[i] = 0;")
         for k, arg in enumerate(node.args):
             mine = (sources > offsets[k]) & (sources <= offsets[k + 1])
             where = np.flatnonzero(mine)
@@ -431,14 +630,12 @@ class _Printer:
                 continue
             local = sources[where] - 1 - offsets[k]
             if where.size == size:
-                parts.append(
-                    f"for (int i = 0; i < {size}; i++) {name}[i] = {self._at(arg, f'{self._table(local)}[i]')};"
-                )
+                copy = f"{self._set(name, 'i')} = {self._at(arg, f'{self._table(local)}[i]', lane)};"
+                parts.append(f"for (int i = 0; i < {size}; i++) {self._per_lane(copy)}")
             else:
                 out_t, in_t = self._table(where), self._table(local)
-                parts.append(
-                    f"for (int i = 0; i < {where.size}; i++) {name}[{out_t}[i]] = {self._at(arg, f'{in_t}[i]')};"
-                )
+                copy = f"{self._set(name, f'{out_t}[i]')} = {self._at(arg, f'{in_t}[i]', lane)};"
+                parts.append(f"for (int i = 0; i < {where.size}; i++) {self._per_lane(copy)}")
         self.body.append(" ".join(parts))
 
     def _gather_sources(self, node: Node) -> np.ndarray:
@@ -460,17 +657,20 @@ class _Printer:
         return name
 
 
-def point_inputs(xp, args: Sequence[Var], values, batch: tuple, real: np.dtype) -> list[tuple]:
+def point_inputs(
+    xp, args: Sequence[Var], values, batch: tuple, real: np.dtype, shared: frozenset[int] | None = None
+) -> list[tuple]:
     """Each argument as ``(contiguous array, stride)`` in the per-point calling convention.
 
-    A value without batch axes (a weight) is shared by every point (stride 0); batched
-    values are broadcast to ``batch`` and laid out one point after another.
+    A value without batch axes (a weight) is shared by every point (stride 0), unless
+    ``shared`` is given and does not list it; other values are broadcast to ``batch`` and
+    laid out one point after another.
     """
     n = math.prod(batch)
     laid_out = []
-    for var, value in zip(args, values):
+    for k, (var, value) in enumerate(zip(args, values)):
         size = _size(var)
-        if value.ndim == var.ndim:
+        if value.ndim == var.ndim and (shared is None or k in shared):
             laid_out.append((xp.ascontiguousarray(value, dtype=real).reshape(-1), 0))
         else:
             full = xp.broadcast_to(value, batch + var.shape).reshape((n, size))
@@ -481,6 +681,13 @@ def point_inputs(xp, args: Sequence[Var], values, batch: tuple, real: np.dtype) 
 _PARALLEL_WORK = 200_000  # points x work per point below which a kernel runs on one thread
 _STACK_BYTES = 512 * 1024  # a point's arrays beyond this go to heap scratch (threads' stacks are small)
 _ROWS, _COLS = 4, 8  # a matmul register block: 4 rows of a times 8 columns of b
+_LANES = (8, 4)  # points per block, the most that fit in _BLOCK_BYTES (2 would be half a vector)
+_BLOCK_BYTES = (
+    2048 * 1024
+)  # a block's arrays (measured: the H = 64 Burgers loss gradient is faster in 8 lanes than 2)
+_VECTOR_BYTES = 32  # one AVX register (two NEON registers)
+_SUM_VECTORS = 4  # vectors of a row of a batch-summed outer product kept in registers
+_LANE_COLS = 4  # results of a blocked product summed together (each a vector over the block)
 
 
 def _outer_inner_cut(node: Node) -> int | None:

@@ -39,6 +39,7 @@ FLAGS = [
     "-shared",
     "-std=c99",
     "-fno-math-errno",
+    "-ffp-contract=fast",  # a * b + c as one FMA (ISO C mode turns it off): the blocked products need it
     "-fopenmp",
     "-Wl,--no-undefined",
 ]
@@ -50,6 +51,7 @@ _VECTOR_MATH_DECLARATIONS = "\n".join(
     ['#define SYMGRAD_SIMD __attribute__((__simd__("notinbranch")))']
     + [f"SYMGRAD_SIMD double {f}({', '.join(['double'] * n)});" for f, n in sorted(VECTOR_MATH.items())]
 )
+_FEW_POINTS = 4096  # below this many points a call broadcasts shared values rather than compile a variant
 _loaded: dict[str, Callable] = {}  # source key -> the loaded ``compute`` function
 _vector_math: bool | None = None
 _openmp_pid: int | None = None  # the process that first ran a C kernel (OpenMP's thread pool lives there)
@@ -172,28 +174,40 @@ class NativeFunction:
 
     It computes in the promotion of the graph's and the data's float types, as NumPy does:
     a float32 graph given float64 data is compiled (once, on first such call) in double.
+    The program is compiled for the arguments every point shares (Parameters, at first);
+    a call that shares others over many points compiles a variant for them once.
     """
 
     def __init__(self, outputs: Sequence[Node], args: Sequence[Var], reductions: Sequence[str | None]):
         self.args = list(args)
         self.outputs = list(outputs)
         self.reductions = list(reductions)
-        self.point = print_point_program(self.outputs, self.args, self.reductions)
-        self._compiled = {self.point.real: (self.point, load_library(self.point.source))}
+        self.shared = frozenset(k for k, var in enumerate(self.args) if var.param is not None)
+        self.point = print_point_program(self.outputs, self.args, self.reductions, shared=self.shared)
+        self._compiled = {(self.point.real, self.shared): (self.point, load_library(self.point.source))}
         self._numpy: tuple | None = None  # the NumPy program, built in a forked child
 
     @property
     def program(self) -> Program:
         return Program(self.point.source, argument_names(self.args), [], self.point.op_count)
 
-    def _variant(self, values) -> tuple[PointProgram, Callable]:
-        """The program for these values: in double when any float input is float64."""
+    def _variant(self, values, n: int) -> tuple[PointProgram, frozenset[int], Callable]:
+        """The program for these values: in double when any float input is float64, sharing
+        the arguments given without batch axes (over few points, any compiled program that
+        shares no argument given per point will do)."""
         wide = any(getattr(v, "dtype", None) == np.float64 for v in values)
         real = "double" if wide else self.point.real
-        if real not in self._compiled:
-            point = print_point_program(self.outputs, self.args, self.reductions, double=True)
-            self._compiled[real] = (point, load_library(point.source))
-        return self._compiled[real]
+        unbatched = frozenset(k for k, (var, v) in enumerate(zip(self.args, values)) if v.ndim == var.ndim)
+        shared = unbatched
+        if n < _FEW_POINTS:
+            shared = next(
+                (s for r, s in self._compiled if r == real and s <= unbatched), self.shared & unbatched
+            )
+        if (real, shared) not in self._compiled:
+            point = print_point_program(self.outputs, self.args, self.reductions, double=wide, shared=shared)
+            self._compiled[real, shared] = (point, load_library(point.source))
+        point, compute = self._compiled[real, shared]
+        return point, shared, compute
 
     def __call__(self, *values_and_consts_and_batch):
         global _openmp_pid
@@ -201,10 +215,10 @@ class NativeFunction:
         if _openmp_pid is not None and _openmp_pid != os.getpid():
             return self._forked(values, batch)
         _openmp_pid = os.getpid()
-        point, compute = self._variant(values)
-        real = np.dtype(np.float32 if point.real == "float" else np.float64)
         n = math.prod(batch)
-        laid_out = point_inputs(np, self.args, values, batch, real)
+        point, shared, compute = self._variant(values, n)
+        real = np.dtype(np.float32 if point.real == "float" else np.float64)
+        laid_out = point_inputs(np, self.args, values, batch, real, shared)
         inputs = [array for array, _ in laid_out]
         strides = np.array([stride for _, stride in laid_out] + [0], dtype=np.int64)
         outs = [

@@ -57,6 +57,43 @@ def test_matmul_in_every_rank_and_transpose(shape_a, shape_b, ta, tb, rng):
     assert_same(outputs, [a, b], [rng.normal(size=shape_a), rng.normal(size=(5,) + shape_b)])
 
 
+@pytest.mark.parametrize(("shape_a", "shape_b", "ta", "tb"), MATMULS)
+@pytest.mark.parametrize("shared", ["a", "b"])
+def test_blocked_products_with_a_shared_operand(shape_a, shape_b, ta, tb, shared, rng):
+    """Points run in blocks of lanes; a Parameter operand is one scalar per term of every
+    point's sum. 13 points: one whole block of 8 and a part block whose last point repeats."""
+    weight = symgrad.Parameter(
+        symgrad.Tensor(rng.normal(size=shape_a if shared == "a" else shape_b)), name="w"
+    )
+    x = symgrad.placeholder("x", shape_b if shared == "a" else shape_a)
+    a, b = (weight, x) if shared == "a" else (x, weight)
+    product = ops.MatMul(transpose_a=ta, transpose_b=tb)(a, b)
+    weight_only = ops.tanh(weight) * weight  # the same for every point: computed once per thread
+    outputs = [product, ops.sin(product) + ops.ReduceSum()(weight_only), weight_only, product]
+    values = [rng.normal(size=(13,) + x.shape), weight.asnumpy()]
+    kernel = symgrad.kernel(outputs, [x, weight], backend="c")
+    assert kernel._fn.point.lanes == 8
+    assert_same(outputs, [x, weight], values, reduce=[None, None, None, "sum"])
+
+
+def test_arguments_shared_over_many_points_get_their_own_program(rng):
+    """Placeholders are compiled per point; given once for many points, they get a variant
+    that shares them (compiled once), and over few points they are broadcast instead."""
+    x, w = symgrad.placeholder("x", (3,)), symgrad.placeholder("w", (3, 4))
+    outputs = [ops.tanh(ops.matmul(x, w)), ops.grad(lambda x, w: ops.tanh(ops.matmul(x, w)).sum(), 1)(x, w)]
+    kernel = symgrad.kernel(outputs, [x, w], backend="c", reduce=[None, "mean"])
+    reference = symgrad.kernel(outputs, [x, w], reduce=[None, "mean"])
+    few, many, weights = (
+        rng.normal(size=(20, 3)),
+        rng.normal(size=(native._FEW_POINTS + 3, 3)),
+        rng.normal(size=(3, 4)),
+    )
+    for points in (few, many, many):
+        for got, want in zip(kernel(points, weights), reference(points, weights)):
+            np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+    assert sorted(shared for _, shared in kernel._fn._compiled) == [frozenset(), frozenset({1})]
+
+
 def test_structural_ops_broadcasting_and_constants(rng):
     x = symgrad.placeholder("x", (3, 4))
     col = symgrad.placeholder("col", (3, 1))
