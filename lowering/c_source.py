@@ -118,6 +118,7 @@ class _Printer:
             self.names[var] = f"a{k}"
             if self.lanes > 1 and k in shared:
                 self.uniform.add(var)
+                self.prelude.append(f"const {self.real} *a{k} = in[{k}];")
         for node in nodes:
             if node not in self.names:
                 self._emit(node)
@@ -262,15 +263,21 @@ class _Printer:
 
     def _point_lines(self, offsets: dict[int, int], arg_start: str, out_base: str) -> list[str]:
         lines = [f"const {self.real} *a{k} = {arg_start.format(k=k)};" for k in range(len(self.args))]
-        lines += self.body
+        return lines + self.body + self._results(offsets, out_base)
+
+    def _results(self, offsets: dict[int, int], out_base: str, lane: str | None = None) -> list[str]:
+        """Each output's share of a batch sum, or its values written at ``out_base``: for point
+        ``p``, or with a ``lane`` for each real point of the block."""
+        point, loop = ("(p0 + b)", "for (int b = 0; b < nb; b++) ") if lane else ("p", "")
+        lines = []
         for j, node in enumerate(self.outputs):
             size = _size(node)
             if j in self.plans:
                 lines += self._accumulate(self.plans[j], 1, offsets[j])
             else:
                 lines.append(
-                    f"{{ {self.real} *o = {out_base.format(j=j)} + p * {size}; "
-                    f"for (int i = 0; i < {size}; i++) o[i] = {self._at(node, 'i')}; }}"
+                    f"{loop}{{ {self.real} *o = {out_base.format(j=j)} + {point} * {size}; "
+                    f"for (int i = 0; i < {size}; i++) o[i] = {self._at(node, 'i', lane)}; }}"
                 )
         return lines
 
@@ -278,10 +285,7 @@ class _Printer:
         """One block of points: its inputs in lanes (the block's last point repeated past
         ``nb``), the program, then each real point's outputs and sums."""
         lanes, lines = self.lanes, []
-        self.prelude[:0] = [
-            f"const {self.real} *a{k} = in[{k}];" for k, var in enumerate(self.args) if var in self.uniform
-        ]
-        self._lane = "b"
+        self._lane = "b"  # the inputs' arrays and the sums' scratch are per lane
         for k, var in enumerate(self.args):
             if var not in self.uniform:
                 size = _size(var)
@@ -290,17 +294,7 @@ class _Printer:
                     f"const {self.real} *src = in[{k}] + (p0 + (b < nb ? b : nb - 1)) * stride[{k}]; "
                     f"for (int i = 0; i < {size}; i++) a{k}[i * {lanes} + b] = src[i]; }}"
                 )
-        lines += self.body
-        for j, node in enumerate(self.outputs):
-            size = _size(node)
-            if j in self.plans:
-                lines += self._accumulate(self.plans[j], 1, offsets[j])
-            else:
-                lines.append(
-                    f"for (int b = 0; b < nb; b++) {{ {self.real} *o = out[{j}] + (p0 + b) * {size}; "
-                    f"for (int i = 0; i < {size}; i++) o[i] = {self._at(node, 'i', 'b')}; }}"
-                )
-        return lines
+        return lines + self.body + self._results(offsets, "out[{j}]", "b")
 
     def _accumulate(self, plan: batch_sums.Plan, sign: int, offset: int) -> list[str]:
         """Add one point's (or block's) share of a batch sum to the thread's sums (outer products stay fused)."""
