@@ -40,6 +40,7 @@ FLAGS = [
     "-std=c99",
     "-fno-math-errno",
     "-ffp-contract=fast",  # a * b + c as one FMA (ISO C mode turns it off): the blocked products need it
+    "-fno-trapping-math",  # a choice on floats (sg_tanh's clamp) may be a vector select, not a branch
     "-fopenmp",
     "-Wl,--no-undefined",
 ]

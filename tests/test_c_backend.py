@@ -76,6 +76,39 @@ def test_blocked_products_with_a_shared_operand(shape_a, shape_b, ta, tb, shared
     assert_same(outputs, [x, weight], values, reduce=[None, None, None, "sum"])
 
 
+def _tanh_inputs(rng) -> np.ndarray:
+    specials = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-310, -1e-310, 5e-324, 19.0, 20.0, 21.0, -710.0]
+    tiny = np.ldexp(rng.uniform(-1, 1, 3000), -rng.integers(0, 60, 3000))
+    return np.concatenate([rng.uniform(-1, 1, 3000), rng.uniform(-25, 25, 3000), tiny, specials])
+
+
+def _assert_tanh(got: np.ndarray, x: np.ndarray) -> None:
+    reference = np.tanh(x)
+    finite = np.isfinite(x)
+    assert np.all(np.abs(got - reference)[finite] <= 4 * np.spacing(np.abs(reference[finite])))
+    assert np.array_equal(np.signbit(got), np.signbit(reference))  # -0.0 stays -0.0
+    assert np.array_equal(got[~finite], reference[~finite], equal_nan=True)  # NaN passes, +-inf give +-1
+
+
+def test_tanh_is_symgrads_own_function_within_4_ulp_of_numpy(rng):
+    """C's tanh is sg_tanh (no call inside the loops, so they vectorize), on blocks of points and
+    in a point-by-point program (an array too large for blocks); CUDA keeps its own tanh."""
+    x = symgrad.placeholder("x")
+    values = _tanh_inputs(rng)
+    blocked = symgrad.kernel([ops.tanh(x)], [x], backend="c")
+    assert "sg_tanh(" in blocked.source and blocked._fn.point.lanes == 8
+    _assert_tanh(blocked(values)[0], values)
+
+    wide = symgrad.placeholder("wide", (70_000,))
+    per_point = symgrad.kernel([ops.tanh(wide)], [wide], backend="c")
+    assert per_point._fn.point.lanes == 1
+    padded = np.resize(values, 70_000)
+    _assert_tanh(per_point(padded[None, :])[0][0], padded)
+
+    cuda = lowering.c_source.print_point_program(blocked._outputs, blocked._args, target="cuda").source
+    assert "sg_tanh" not in cuda and "tanh(" in cuda
+
+
 def test_arguments_shared_over_many_points_get_their_own_program(rng):
     """Placeholders are compiled per point; given once for many points, they get a variant
     that shares them (compiled once), and over few points they are broadcast instead."""

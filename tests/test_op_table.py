@@ -127,6 +127,17 @@ def test_simd_math_comes_from_the_records():
             assert f"{op.simd}(" in op.spelling("c")
 
 
+def test_c_functions_of_our_own_define_what_the_c_spelling_calls():
+    """An op whose C spelling calls symgrad's own function carries its definition, and CUDA,
+    which has the libm name, keeps it."""
+    own = {name: op for name, op in OPS.items() if op.c_function}
+    assert "tanh" in own
+    for op in own.values():
+        called = op.spelling("c").split("(")[0]
+        assert f"static inline double {called}(" in op.c_function and not op.simd
+        assert called not in op.spelling("cuda", "c")
+
+
 def test_kink_conventions_live_on_the_records():
     kinked = {n for n, op in OPS.items() if op.kink}
     assert {"relu", "abs", "maximum", "minimum"} <= kinked

@@ -86,7 +86,9 @@ class OpDef:
         kink: the convention used where the op is not differentiable (``"ReLU'(0) = 0"``);
             ``verify`` explains finite-difference disagreements there instead of failing.
         simd: the libm function the C spelling calls, when glibc's libmvec has a SIMD
-            version of it (``"tanh"``).
+            version of it (``"exp"``).
+        c_function: C source of the function the ``c`` spelling calls, where symgrad writes
+            its own (``sg_tanh``); the C printer puts it into each program that uses it.
         notation: how an explanation writes the op: a template (``"{0} + {1}"``) or a
             function ``(node, argument_names) -> str``; default ``name(args)``.
         signs: the op is ``sum(sign_k * arg_k)`` (add, sub, neg), so a sum over points
@@ -114,6 +116,7 @@ class OpDef:
     api: Api = Api()
     kink: str | None = None
     simd: str | None = None
+    c_function: str | None = None
     notation: str | Callable | None = None
     signs: tuple[int, ...] | None = None
     keeps_order: bool = False

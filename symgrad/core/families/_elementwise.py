@@ -16,6 +16,7 @@ def elementwise(
     numpy: str,
     c: str,
     mindspore: str,
+    cuda: str | None = None,
     float_result: bool = True,
     simplify: Callable | None = None,
     fold: Callable | None = None,
@@ -24,7 +25,8 @@ def elementwise(
 ) -> OpDef:
     """Register an elementwise op whose derivative is given by per-argument partials.
 
-    ``api`` defaults to the class ``display`` and the function ``name`` in ``symgrad.ops``;
+    ``cuda`` is CUDA's spelling where it differs from C's. ``api`` defaults to the class
+    ``display`` and the function ``name`` in ``symgrad.ops``;
     ``traits`` are the other :class:`OpDef` fields (``kink``, ``simd``, ``notation``, ...).
     """
     return register(
@@ -38,7 +40,7 @@ def elementwise(
             partials=partials,
             simplify=simplify,
             fold=fold,
-            spellings={"numpy": numpy, "c": c, "mindspore": mindspore},
+            spellings={"numpy": numpy, "c": c, "mindspore": mindspore, **({"cuda": cuda} if cuda else {})},
             api=api or Api(classes=(display,), functions=(name,)),
             **traits,
         )
