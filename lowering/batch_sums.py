@@ -107,11 +107,20 @@ def render(p: Plan, code: dict[Node, str]) -> str:
     if isinstance(p, SignedSum):
         text = "".join(f" {'+' if s > 0 else '-'} {render(term, code)}" for s, term in p.terms)
         return f"({text[3:] if text.startswith(' + ') else '-' + text[3:]})"
-    if isinstance(p, Reshaped):
-        return f"rt.reshape({render(p.inner, code)}, 0, {p.shape!r})"
+    if isinstance(p, Reshaped):  # the sum has no batch axes: all its axes are reshaped
+        return f"rt.reshape({render(p.inner, code)}, {_ndim(p.inner)}, {p.shape!r})"
     if isinstance(p, OuterSum):
         return f"rt.batch_outer({code[p.a]}, {code[p.b]}, {p.transpose_a}, {p.transpose_b}, _batch)"
     return f"rt.batch_sum({code[p.node]}, {p.node.ndim}, _batch)"
+
+
+def _ndim(p: Plan) -> int:
+    """The rank of a plan's sum."""
+    if isinstance(p, SignedSum):
+        return _ndim(p.terms[0][1])
+    if isinstance(p, Reshaped):
+        return len(p.shape)
+    return 2 if isinstance(p, OuterSum) else p.node.ndim
 
 
 def render_all(outputs: Sequence[Node], plans: dict[int, Plan], code: dict[Node, str]) -> list[str]:

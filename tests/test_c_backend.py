@@ -76,6 +76,28 @@ def test_blocked_products_with_a_shared_operand(shape_a, shape_b, ta, tb, shared
     assert_same(outputs, [x, weight], values, reduce=[None, None, None, "sum"])
 
 
+def test_block_products_of_one_element_constants(rng):
+    """A one-element constant is a literal in C, passed to the block functions as an array."""
+    x = symgrad.placeholder("x", (1,))
+    w, v = symgrad.Tensor(np.array([[2.5]])), symgrad.Tensor(np.array([[-1.5]]))
+    y = ops.matmul(x, w) + ops.matmul(v, x)
+    gradient = ops.grad(lambda x: (ops.matmul(x, w) ** 2).sum())(x)
+    kernel = symgrad.kernel([y, gradient], [x], backend="c", reduce=[None, "sum"])
+    assert "(const double[]){2.5}" in kernel.source
+    assert_same([y, gradient], [x], [rng.normal(size=(13, 1))], reduce=[None, "sum"])
+
+
+def test_batch_sums_of_differences_of_outer_products(rng):
+    """g1 - g2 and -g1 of two weight gradients are signed sums of outer products over the batch."""
+    x = symgrad.placeholder("x", (3,))
+    w = symgrad.Parameter(symgrad.Tensor(rng.normal(size=(3, 20))), name="w")  # 16 + 4 columns
+    g1 = ops.grad(lambda x, w: ops.tanh(ops.matmul(x, w)).sum(), 1)(x, w)
+    g2 = ops.grad(lambda x, w: ops.sin(ops.matmul(x, w)).sum(), 1)(x, w)
+    kernel = symgrad.kernel([g1 - g2, -g1], [x, w], backend="c", reduce=["sum", "mean"])
+    assert "nb, -1); }" in kernel.source
+    assert_same([g1 - g2, -g1], [x, w], [rng.normal(size=(13, 3)), w.asnumpy()], reduce=["sum", "mean"])
+
+
 def _tanh_inputs(rng) -> np.ndarray:
     specials = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-310, -1e-310, 5e-324, 19.0, 20.0, 21.0, -710.0]
     tiny = np.ldexp(rng.uniform(-1, 1, 3000), -rng.integers(0, 60, 3000))

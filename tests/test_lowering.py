@@ -113,6 +113,19 @@ def test_batch_axes_broadcast_and_agree_with_single_points(rng):
         np.testing.assert_allclose(batch_g[idx], single_g)
 
 
+def test_batch_sums_of_reshaped_outer_products(rng):
+    """The gradient of |x @ W|^2 for a constant W is a per-point outer product reshaped to x's
+    shape; its batch sum is one product over the batch, then reshaped (it used to append the
+    shape to itself: 'cannot reshape array of size 3 into shape (1,3,3)')."""
+    x = symgrad.placeholder("x", (3,))
+    w = rng.normal(size=(3, 2))
+    gradient = ops.grad(lambda x: (ops.matmul(x, symgrad.Tensor(w)) ** 2).sum())(x)
+    points = rng.normal(size=(5, 3))
+    for reduction, scale in (("sum", 1.0), ("mean", 1 / 5)):
+        (got,) = symgrad.kernel([gradient], [x], reduce=[reduction])(points)
+        np.testing.assert_allclose(got, scale * (2 * points @ w @ w.T).sum(0), rtol=1e-13)
+
+
 def test_compiled_functions_are_cached_by_source():
     x = symgrad.placeholder("x")
     first = symgrad.kernel(ops.exp(x) * 3, [x])
