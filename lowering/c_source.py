@@ -20,7 +20,7 @@ from lowering.batch_sums import OuterSum, Reshaped, SignedSum
 from lowering.printer import FUNCTION, fill_template, unbound
 from lowering.runtime import ArrayRuntime
 from symgrad.core.families.conversion import C_CASTS
-from symgrad.core.graph import Const, Node, Var, topo_order
+from symgrad.core.graph import Const, Node, Var, computed_elements, topo_order
 from symgrad.core.registry import CONTRACTION, GATHER, MAP, REDUCTION, lookup
 
 _INDEX_RUNTIME = {"np": np, "xp": np, "rt": ArrayRuntime(np)}
@@ -97,7 +97,7 @@ class _Printer:
         single = floats and all(d == np.float32 for d in floats)
         self.real = "float" if single and not double else "double"
         self.itemsize = 4 if self.real == "float" else 8
-        per_point = sum(_size(n) for n in nodes if n.args) * self.itemsize
+        per_point = computed_elements(nodes) * self.itemsize
         # points per block: as many as keep a block's arrays in the core's cache (1: point by point)
         self.lanes = 1
         if target == "openmp":
@@ -317,7 +317,7 @@ class _Printer:
                     f"for (int r = 0; r < {k}; r++) {{ {real} v = {self._at(a, 'r')}; "
                     f"for (int c = 0; c < {q}; c++) acc[{offset} + r * {q} + c] {op} v * {self._at(b, 'c')}; }}"
                 ]
-            return [self._lanes_outer_sum(a, b, op, offset)]
+            return [self._lanes_outer_sum(a, b, sign, offset)]
         node = plan.node
         if lanes == 1:
             return [f"for (int i = 0; i < {_size(node)}; i++) acc[{offset} + i] {op} {self._at(node, 'i')};"]
@@ -326,10 +326,9 @@ class _Printer:
             f"for (int b = 0; b < nb; b++) s += {self._at(node, 'i', 'b')}; acc[{offset} + i] {op} s; }}"
         ]
 
-    def _lanes_outer_sum(self, a: Node, b: Node, op: str, offset: int) -> str:
-        """``acc[r, c] op sum over the block's points of a[r] * b[c]``: a call of the program's
-        outer-sum function, with scratch for b's lanes turned point-major."""
-        sign = "1" if op == "+=" else "-1"
+    def _lanes_outer_sum(self, a: Node, b: Node, sign: int, offset: int) -> str:
+        """``acc[r, c] += sign * sum over the block's points of a[r] * b[c]``: a call of the
+        program's outer-sum function, with scratch for b's lanes turned point-major."""
         a_strides, b_strides = (self._lane_strides(x) for x in (a, b))
         return (
             f"{{ {self._array('bt', _size(b))} {self._lanes_outer_sum_function()}(acc + {offset}, "
@@ -734,9 +733,8 @@ _PARALLEL_WORK = 200_000  # points x work per point below which a kernel runs on
 _STACK_BYTES = 512 * 1024  # a point's arrays beyond this go to heap scratch (threads' stacks are small)
 _ROWS, _COLS = 4, 8  # a matmul register block: 4 rows of a times 8 columns of b
 _LANES = (8, 4)  # points per block, the most that fit in _BLOCK_BYTES (2 would be half a vector)
-_BLOCK_BYTES = (
-    2048 * 1024
-)  # a block's arrays (measured: the H = 64 Burgers loss gradient is faster in 8 lanes than 2)
+# a block's arrays (measured: the H = 64 Burgers loss gradient is faster in 8 lanes than 2)
+_BLOCK_BYTES = 2048 * 1024
 _VECTOR_BYTES = 32  # one AVX register (two NEON registers)
 _SUM_VECTORS = 4  # vectors of a row of a batch-summed outer product kept in registers
 # vectors of results of a blocked product summed together: with the vectors of a and the

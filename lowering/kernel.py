@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from lowering.backends import Backend
-from symgrad.core.graph import Node, Var, topo_order
+from symgrad.core.graph import Node, Var, computed_elements, topo_order
 from symgrad.errors import OpError
 
 CHUNK = 32768  # default points per chunk of a NumPy kernel (measured: bench/RESULTS.md)
@@ -43,7 +43,7 @@ class Kernel:
         # points per chunk on NumPy and C (bounds memory); None runs all at once
         self.chunk = CHUNK
         if backend.array_intermediates:
-            per_point = 8 * sum(math.prod(n.shape) for n in topo_order(self._outputs) if n.args)
+            per_point = 8 * computed_elements(topo_order(self._outputs))
             self.chunk = max(1, min(CHUNK, CHUNK_BYTES // max(1, per_point)))
 
     def __reduce__(self):

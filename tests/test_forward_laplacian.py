@@ -31,7 +31,8 @@ DOMAIN = {
 }
 
 
-def _value(expr, at: dict) -> float:
+def value_at(expr, at: dict) -> float:
+    """``expr`` at the point ``at`` (symbol name -> number), with 50 digits."""
     return float(expr.subs({s: mpmath.mpf(at[s.name]) for s in expr.free_symbols}).evalf(50))
 
 
@@ -42,7 +43,7 @@ def test_unary_rows_give_the_second_derivative_of_their_meaning(name):
     got = symgrad.laplacian(fn)(Tensor(np.float64(p))).asnumpy()
     x = symgrad.placeholder("x")
     meaning = to_sympy([fn(x)._node])[0][()]
-    ref = _value(sympy.diff(meaning, *meaning.free_symbols, 2), {"x": p})
+    ref = value_at(sympy.diff(meaning, *meaning.free_symbols, 2), {"x": p})
     assert abs(got - ref) <= 1e-12 * (1 + abs(ref)), (name, got, ref)
 
 
@@ -59,10 +60,10 @@ def binary_case(name: str):
 def test_binary_rows_give_f_xx_plus_f_yy_and_handle_one_argument_twice(name):
     fn, px, py, meaning, sx, sy = binary_case(name)
     both = symgrad.laplacian(fn, (0, 1))(Tensor(np.float64(px)), Tensor(np.float64(py))).asnumpy()
-    ref = _value(sympy.diff(meaning, sx, 2) + sympy.diff(meaning, sy, 2), {"x": px, "y": py})
+    ref = value_at(sympy.diff(meaning, sx, 2) + sympy.diff(meaning, sy, 2), {"x": px, "y": py})
     assert abs(both - ref) <= 1e-12 * (1 + abs(ref)), (name, both, ref)
     twice = symgrad.laplacian(lambda t: fn(t, t))(Tensor(np.float64(px))).asnumpy()  # mixed partials count
-    ref_twice = _value(sympy.diff(meaning.subs(sy, sx), sx, 2), {"x": px})
+    ref_twice = value_at(sympy.diff(meaning.subs(sy, sx), sx, 2), {"x": px})
     assert abs(twice - ref_twice) <= 1e-12 * (1 + abs(ref_twice)), (name, twice, ref_twice)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-import mpmath
 import numpy as np
 import pytest
 import sympy
@@ -18,13 +17,9 @@ from symgrad.closed_form import to_sympy
 from symgrad.core.registry import ELEMENTWISE, OPS
 from symgrad.errors import GradError, GradTypeError
 from symgrad.ops.functional import derivative, jet
-from tests.test_forward_laplacian import BINARY, DOMAIN, UNARY, Mlp, binary_case
+from tests.test_forward_laplacian import BINARY, DOMAIN, UNARY, Mlp, binary_case, value_at
 
 ORDER = 4
-
-
-def _value(expr, at: dict) -> float:
-    return float(expr.subs({s: mpmath.mpf(at[s.name]) for s in expr.free_symbols}).evalf(50))
 
 
 def _close(got: float, ref: float, rtol: float = 1e-11) -> bool:
@@ -47,7 +42,7 @@ def test_unary_rows_give_their_meanings_derivatives_up_to_order_four(name):
     series = Tensor(np.array([1.0] + [0.0] * (ORDER - 1)))
     _, got = jet(fn, Tensor(np.float64(p)), series)
     for k in range(1, ORDER + 1):
-        ref = _value(sympy.diff(meaning, sx, k), {"x": p})
+        ref = value_at(sympy.diff(meaning, sx, k), {"x": p})
         assert _close(float(got.asnumpy()[k - 1]), ref), (name, k, got.asnumpy(), ref)
 
 
@@ -64,10 +59,10 @@ def test_binary_rows_along_a_curved_path_and_with_one_argument_twice(name):
     t = sympy.Symbol("t")
     path = meaning.subs({sx: px + t + sympy.Rational(3, 20) * t**2, sy: py - t / 2 + t**3 / 30})
     for k in range(1, ORDER + 1):
-        ref = _value(sympy.diff(path, t, k).subs(t, 0), {})
+        ref = value_at(sympy.diff(path, t, k).subs(t, 0), {})
         assert _close(float(got.asnumpy()[k - 1]), ref), (name, k, got.asnumpy(), ref)
     _, twice = derivative(lambda v: fn(v, v), Tensor(np.float64(px)), 3)
-    ref = _value(sympy.diff(meaning.subs(sy, sx), sx, 3), {"x": px})
+    ref = value_at(sympy.diff(meaning.subs(sy, sx), sx, 3), {"x": px})
     assert _close(float(twice.asnumpy()), ref), (name, twice, ref)
 
 

@@ -25,13 +25,9 @@ import numpy as np
 from symgrad.autodiff.engine import add_terms, jvp_sweep, linear_tangent, partial, stand_ins
 from symgrad.core.families.structural import broadcast_to, getitem, lead_aligned, reduce_sum, stack
 from symgrad.core.graph import Node, Var, const, substitute, topo_order
-from symgrad.core.registry import ELEMENTWISE, LINEAR, NONDIFF, as_node, lookup, make_node
+from symgrad.core.registry import ELEMENTWISE, LINEAR, NONDIFF, apply, as_node, lookup
 
 Pair = tuple[Node | None, Node | None]  # (G, L) of one node; None is zero
-
-
-def _mul(a: Node, b: Node) -> Node:
-    return make_node("mul", (a, b))
 
 
 def _second_partials(node: Node) -> dict[tuple[int, int], Node]:
@@ -57,16 +53,16 @@ def _elementwise(node: Node, pairs: list[Pair]) -> Pair:
             continue
         first = partial(node, i)
         if gi is not None:
-            g = add_terms(g, _mul(first, lead_aligned(gi, rank)))
+            g = add_terms(g, apply("mul", first, lead_aligned(gi, rank)))
         if li is not None:
-            lap = add_terms(lap, _mul(first, li))
+            lap = add_terms(lap, apply("mul", first, li))
     seconds = _second_partials(node) if g is not None else {}  # second-order terms need directions
     for (i, j), second in seconds.items():
         gi, gj = pairs[i][0], pairs[j][0]
         if gi is None or gj is None:
             continue
-        inner = reduce_sum(_mul(lead_aligned(gi, rank), lead_aligned(gj, rank)), (0,))
-        lap = add_terms(lap, _mul(second, inner if i == j else _mul(as_node(2.0), inner)))
+        inner = reduce_sum(apply("mul", lead_aligned(gi, rank), lead_aligned(gj, rank)), (0,))
+        lap = add_terms(lap, apply("mul", second, inner if i == j else apply("mul", 2.0, inner)))
     if g is not None and g.shape[1:] != node.shape:
         g = broadcast_to(g, (g.shape[0], *node.shape))
     if lap is not None and lap.shape != node.shape:

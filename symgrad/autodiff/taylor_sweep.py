@@ -27,7 +27,7 @@ from functools import cache
 from symgrad.autodiff.engine import add_terms, jvp_sweep, linear_tangent, partial, stand_ins
 from symgrad.core.families.structural import broadcast_to
 from symgrad.core.graph import Node, Var, substitute, topo_order
-from symgrad.core.registry import ELEMENTWISE, LINEAR, NONDIFF, as_node, lookup, make_node
+from symgrad.core.registry import ELEMENTWISE, LINEAR, NONDIFF, apply, lookup
 
 Series = list[Node | None]  # x^(1)..x^(K) of one node; None is zero
 
@@ -50,12 +50,8 @@ def set_partition_count(parts: tuple[int, ...]) -> int:
     return count
 
 
-def _mul(a: Node, b: Node) -> Node:
-    return make_node("mul", (a, b))
-
-
 def _scaled(count: int, term: Node) -> Node:
-    return term if count == 1 else _mul(as_node(float(count)), term)
+    return term if count == 1 else apply("mul", float(count), term)
 
 
 def _shaped(term: Node | None, node: Node) -> Node | None:
@@ -130,7 +126,7 @@ class _Sweep:
                 a_part = series[k - i - 1]
                 f_part = self.coefficient(f_j, i) if a_part is not None else None
                 if f_part is not None:
-                    total = add_terms(total, _scaled(math.comb(k - 1, i), _mul(f_part, a_part)))
+                    total = add_terms(total, _scaled(math.comb(k - 1, i), apply("mul", f_part, a_part)))
         return total
 
     def _faa_di_bruno(self, node: Node, below: list[Series], k: int) -> Node | None:

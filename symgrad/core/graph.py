@@ -9,6 +9,7 @@ construction, and a graph is a DAG that is walked, never expanded.
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -148,6 +149,11 @@ def substitute(roots: Sequence[Node], mapping: dict[Node, Node]) -> list[Node]:
         changed = any(a is not b for a, b in zip(args, node.args))
         new[node] = make_node(node.op, args, node.params) if changed else node
     return [new[r] for r in roots]
+
+
+def computed_elements(nodes: Iterable[Node]) -> int:
+    """Elements of the values these nodes compute (leaves excluded): one point's working set."""
+    return sum(math.prod(n.shape) for n in nodes if n.args)
 
 
 def count_ops(roots: Iterable[Node]) -> int:
