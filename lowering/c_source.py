@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -65,6 +65,9 @@ def print_point_program(
     ``i`` of point ``b`` at ``i * lanes + b``, so every loop over elements vectorizes over
     the points, and a product with a shared matrix becomes one register-blocked matrix
     product per block.
+
+    Consecutive elementwise nodes of one size share one loop, in which a value that only the
+    loop reads is a local, not an array; a reshape is another name for its argument.
     """
     reductions = list(reductions) if reductions is not None else [None] * len(outputs)
     if target == "cuda" and any(reductions):
@@ -115,6 +118,14 @@ class _Printer:
         self.uniform: set[Node] = set()  # nodes every point shares (blocked programs only)
         self.op_count = 0
         self._lane: str | None = None  # the lane index of the node being printed, if it has lanes
+        # elementwise nodes waiting to share one loop, per list of lines (prelude or body)
+        self.pending: dict[int, _Fused] = {}
+        self.kept = set(leaves)  # read after the body: outputs and the batch sums' factors
+        self.alias_of: dict[Node, Node] = {}  # nodes with their argument's elements, in order
+        self.consumers: dict[Node, list[Node]] = {}
+        for node in nodes:
+            for a in node.args:
+                self.consumers.setdefault(a, []).append(node)
         for k, var in enumerate(self.args):
             self.names[var] = f"a{k}"
             if self.lanes > 1 and k in shared:
@@ -123,6 +134,8 @@ class _Printer:
         for node in nodes:
             if node not in self.names:
                 self._emit(node)
+        for lines in (self.prelude, self.body):
+            self._flush(lines)
 
     # ----- program text -----
 
@@ -405,13 +418,13 @@ class _Printer:
             self.uniform.add(node)
         self._lane = "b" if self.lanes > 1 and not uniform else None
         body, self.body = self.body, (self.prelude if uniform else self.body)
-        emit = {
-            MAP: self._emit_elementwise,
-            CONTRACTION: self._emit_matmul,
-            REDUCTION: self._emit_reduce,
-            GATHER: self._emit_gather,
-        }[lookup(node.op).pattern]
-        emit(node, name)
+        pattern = lookup(node.op).pattern
+        if pattern == GATHER:  # flushes the waiting loop unless the node is another name
+            self._emit_gather(node, name)
+        elif not (pattern == MAP and self._fuse(node)):
+            self._flush(self.body)
+            emit = {MAP: self._emit_elementwise, CONTRACTION: self._emit_matmul, REDUCTION: self._emit_reduce}
+            emit[pattern](node, name)
         self.body = body
 
     def _emit_const(self, node: Const) -> None:
@@ -427,30 +440,21 @@ class _Printer:
         self.names[node] = name
         self.uniform.add(node)
 
-    def _emit_elementwise(self, node: Node, name: str) -> None:
+    def _expression(self, node: Node, reads: list[str]) -> str:
+        """The C expression of an elementwise node from its arguments' reads (noting the
+        function of symgrad's own it calls, if any)."""
         op = lookup(node.op)
-        if op.c_function and op.spelling(*self.spelling_keys) == op.spellings["c"]:
+        spelling = op.spelling(*self.spelling_keys)
+        if op.c_function and spelling == op.spellings["c"]:
             self.functions[op.name] = op.c_function
-        size = _size(node)
         fields = {f"p{i}": _literal(p, self.real) for i, p in enumerate(node.params)}
-        lane = self._lane
+        return spelling.format(*reads, **fields)
 
-        def one_value(a: Node) -> bool:  # the same element for every i of the flat loop
-            return _size(a) == 1 and (a in self.uniform or not lane)
-
-        if all(
-            one_value(a) or (a.shape == node.shape and not (lane and a in self.uniform)) for a in node.args
-        ):
-            reads = [self._at(a, "0" if one_value(a) else "i") for a in node.args]
-            expr = op.spelling(*self.spelling_keys).format(*reads, **fields)
-            total = size * self._width
-            self.body.append(
-                f"{self._array(name, size)} for (int i = 0; i < {total}; i++) {name}[i] = {expr};"
-            )
-            return
+    def _emit_elementwise(self, node: Node, name: str) -> None:
+        """An elementwise node whose arguments broadcast (see :meth:`_fuse` for the others)."""
+        size = _size(node)
         cut = _outer_inner_cut(node)
-        reads = [self._broadcast_read(a, node, cut, lane) for a in node.args]
-        expr = op.spelling(*self.spelling_keys).format(*reads, **fields)
+        expr = self._expression(node, [self._broadcast_read(a, node, cut, self._lane) for a in node.args])
         if cut is None:
             self.body.append(
                 f"{self._array(name, size)} for (int i = 0; i < {size}; i++) "
@@ -463,6 +467,68 @@ class _Printer:
             f"{self._array(name, size)} for (int r = 0; r < {outer}; r++) for (int c = 0; c < {inner}; c++) "
             f"{{ int i = r * {inner} + c; " + self._per_lane(f"{self._set(name, 'i')} = {expr};") + " }"
         )
+
+    def _fuse(self, node: Node) -> bool:
+        """Queue an elementwise node for the loop it shares with its neighbours, if each of its
+        arguments is one value or has its shape; False if it needs a loop of its own."""
+        if not all(a in self.scalars or _size(a) == 1 or a.shape == node.shape for a in node.args):
+            return False
+        group = self.pending.get(id(self.body))
+        if group and (group.size, group.lane) != (_size(node), self._lane):
+            self._flush(self.body)
+            group = None
+        if group is None:
+            group = self.pending[id(self.body)] = _Fused(_size(node), self._lane)
+        group.members.append(node)
+        return True
+
+    def _flush(self, lines: list[str]) -> None:
+        """Print the queued elementwise nodes of ``lines`` as one loop over their elements (and
+        lanes). A node read only inside the loop is a local value there, not an array."""
+        group = self.pending.pop(id(lines), None)
+        if group is None:
+            return
+        members = set(group.members)
+        local = {m for m in group.members if self._read_only_by(m, members)}
+        width = self.lanes if group.lane else 1
+        index = f"i * {width} + b" if group.lane else "i"
+        lane, self._lane = self._lane, group.lane  # the arrays of the loop have the group's lanes
+        declarations, statements = [], []
+        for node in group.members:
+            name = self.names[node]
+            expr = self._expression(node, [self._fused_read(a, local) for a in node.args])
+            if node in local:
+                statements.append(f"{self.real} {name} = {expr};")
+            else:
+                declarations.append(self._array(name, group.size))
+                statements.append(f"{name}[{index}] = {expr};")
+        loop = f"for (int i = 0; i < {group.size}; i++) "
+        if group.lane:
+            loop += f"for (int b = 0; b < {width}; b++) "
+        lines.append(" ".join(declarations) + f" {loop}{{ {' '.join(statements)} }}")
+        self._lane = lane
+
+    def _read_only_by(self, node: Node, members: set[Node]) -> bool:
+        """Whether only ``members`` read ``node`` (directly or under another name)."""
+        if node in self.kept:
+            return False
+        return all(  # another name for a prefix (x[0] of a vector) is read as element 0, not i
+            c in members
+            or (c in self.alias_of and _size(c) == _size(node) and self._read_only_by(c, members))
+            for c in self.consumers.get(node, ())
+        )
+
+    def _fused_read(self, arg: Node, local: set[Node]) -> str:
+        """Element ``i`` (of lane ``b``, in a loop with lanes) of ``arg`` in a fused loop."""
+        index = "0" if _size(arg) == 1 else "i"
+        if self.alias_of.get(arg, arg) in local:
+            return self.names[arg]
+        lane = self._lane if arg not in self.uniform else None
+        if lane:
+            return (
+                f"{self.names[arg]}[{index} * {self.lanes} + b]" if index == "i" else f"{self.names[arg]}[b]"
+            )
+        return self._at(arg, index)
 
     def _broadcast_read(self, arg: Node, node: Node, cut: int | None = None, lane: str | None = None) -> str:
         """Element ``i`` of ``node``'s shape read from ``arg`` (NumPy broadcasting); with a ``cut``
@@ -664,13 +730,14 @@ class _Printer:
         offsets = np.cumsum([0] + [_size(a) for a in node.args])
         size, lane = _size(node), self._lane
         if len(node.args) == 1 and np.array_equal(sources, np.arange(1, size + 1)):
-            arg = node.args[0]
+            # the same elements in the same order (a reshape): another name for the argument
+            arg = self.alias_of.get(node.args[0], node.args[0])
+            self.alias_of[node] = arg
+            self.names[node] = self.names[arg]
             if arg in self.scalars:
                 self.scalars[node] = self.scalars[arg]
-                self.names[node] = self.scalars[arg]
-            else:
-                self.body.append(f"const {self.real} *{name} = {self.names[arg]};")  # same elements: alias
             return
+        self._flush(self.body)
         parts = [self._array(name, size)]
         if (sources == 0).any():
             parts.append(f"for (int i = 0; i < {size * self._width}; i++) {name}[i] = 0;")
@@ -741,6 +808,15 @@ _SUM_VECTORS = 4  # vectors of a row of a batch-summed outer product kept in reg
 # weight they fill 15 of AVX2's 16 registers (measured, 32 x 32 on 8 lanes: 12 sums 16-20 GFMA/s
 # against 11-15 for 8, whose reads the compiler folded into the FMAs)
 _LANE_SUMS = 12
+
+
+@dataclass
+class _Fused:
+    """Elementwise nodes of ``size`` elements (with ``lane``, if they have lanes) printed as one loop."""
+
+    size: int
+    lane: str | None
+    members: list[Node] = field(default_factory=list)
 
 
 def _outer_inner_cut(node: Node) -> int | None:

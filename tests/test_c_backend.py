@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 import numpy as np
@@ -181,6 +182,29 @@ def test_outer_and_inner_broadcasts_and_leading_reductions_read_without_tables(r
     assert "STATIC int" not in source  # no index tables for these reads and sums
     values = [rng.normal(size=(6, 3, 4, 5)), rng.normal(size=(6, 4, 5)), rng.normal(size=(6, 3, 1, 1))]
     assert_same(outputs, [x, inner, outer], values)
+
+
+@pytest.mark.parametrize("lanes", [True, False])
+def test_elementwise_chains_are_one_loop_with_local_intermediates(lanes, monkeypatch, rng):
+    """Consecutive elementwise nodes of one size are printed as one loop, and a value read only
+    inside it is a local there. Element 0 of a vector computed in the same loop (y[0]), a
+    per-point scalar, a shared vector and an output in mid-chain are still read right."""
+    if not lanes:
+        monkeypatch.setattr(lowering.c_source, "_LANES", ())  # point by point
+    v, s, w = symgrad.placeholder("v", (5,)), symgrad.placeholder("s"), symgrad.placeholder("w", (5,))
+    y = ops.tanh(v * w + s)
+    mid = 1 - y * y
+    z = ops.exp(mid * y[0]) - ops.Reshape()(y, (5, 1)).reshape((5,)) * 2.0
+    outputs, args = [mid, z, *ops.grad(lambda v: (z * mid).sum())(v)], [v, s, w]
+    source = lowering.c_source.print_point_program(
+        [o._node for o in outputs[:2]], [a._node for a in args], shared=frozenset({2})
+    ).source
+    # arrays for y (read as y[0]) and the two outputs; v * w, + s, y * y, exp(...) are locals
+    assert len(re.findall(r"double t\d+\[", source)) == 3
+    assert any("sg_tanh(" in line and "exp(" in line for line in source.splitlines())  # one loop
+    values = [rng.normal(size=(21, 5)), rng.normal(size=21)]
+    assert_same(outputs, args, [*values, rng.normal(size=5)])  # w shared by every point
+    assert_same(outputs, args, [*values, rng.normal(size=(21, 5))])
 
 
 def test_comparisons_signs_and_heaviside_keep_their_dtypes(rng):
