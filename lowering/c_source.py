@@ -520,15 +520,12 @@ class _Printer:
 
     def _fused_read(self, arg: Node, local: set[Node]) -> str:
         """Element ``i`` (of lane ``b``, in a loop with lanes) of ``arg`` in a fused loop."""
-        index = "0" if _size(arg) == 1 else "i"
+        name = self.names[arg]
         if self.alias_of.get(arg, arg) in local:
-            return self.names[arg]
-        lane = self._lane if arg not in self.uniform else None
-        if lane:
-            return (
-                f"{self.names[arg]}[{index} * {self.lanes} + b]" if index == "i" else f"{self.names[arg]}[b]"
-            )
-        return self._at(arg, index)
+            return name
+        if self._lane and arg not in self.uniform:  # the lanes of one element, or of element i
+            return f"{name}[b]" if _size(arg) == 1 else f"{name}[i * {self.lanes} + b]"
+        return self._at(arg, "0" if _size(arg) == 1 else "i")
 
     def _broadcast_read(self, arg: Node, node: Node, cut: int | None = None, lane: str | None = None) -> str:
         """Element ``i`` of ``node``'s shape read from ``arg`` (NumPy broadcasting); with a ``cut``
