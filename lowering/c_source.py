@@ -490,8 +490,6 @@ class _Printer:
             return
         members = set(group.members)
         local = {m for m in group.members if self._read_only_by(m, members)}
-        width = self.lanes if group.lane else 1
-        index = f"i * {width} + b" if group.lane else "i"
         lane, self._lane = self._lane, group.lane  # the arrays of the loop have the group's lanes
         declarations, statements = [], []
         for node in group.members:
@@ -501,11 +499,9 @@ class _Printer:
                 statements.append(f"{self.real} {name} = {expr};")
             else:
                 declarations.append(self._array(name, group.size))
-                statements.append(f"{name}[{index}] = {expr};")
-        loop = f"for (int i = 0; i < {group.size}; i++) "
-        if group.lane:
-            loop += f"for (int b = 0; b < {width}; b++) "
-        lines.append(" ".join(declarations) + f" {loop}{{ {' '.join(statements)} }}")
+                statements.append(f"{self._set(name, 'i')} = {expr};")
+        loop = f"for (int i = 0; i < {group.size}; i++) " + self._per_lane(f"{{ {' '.join(statements)} }}")
+        lines.append(" ".join([*declarations, loop]))
         self._lane = lane
 
     def _read_only_by(self, node: Node, members: set[Node]) -> bool:
@@ -520,12 +516,9 @@ class _Printer:
 
     def _fused_read(self, arg: Node, local: set[Node]) -> str:
         """Element ``i`` (of lane ``b``, in a loop with lanes) of ``arg`` in a fused loop."""
-        name = self.names[arg]
         if self.alias_of.get(arg, arg) in local:
-            return name
-        if self._lane and arg not in self.uniform:  # the lanes of one element, or of element i
-            return f"{name}[b]" if _size(arg) == 1 else f"{name}[i * {self.lanes} + b]"
-        return self._at(arg, "0" if _size(arg) == 1 else "i")
+            return self.names[arg]
+        return self._at(arg, "0" if _size(arg) == 1 else "i", self._lane)
 
     def _broadcast_read(self, arg: Node, node: Node, cut: int | None = None, lane: str | None = None) -> str:
         """Element ``i`` of ``node``'s shape read from ``arg`` (NumPy broadcasting); with a ``cut``

@@ -1,7 +1,8 @@
 """Physics-informed networks: losses compiled to kernels, optimizers, domains, reference problems.
 
 - :mod:`symgrad.pinn.training`: ``ResidualLoss`` (``backend="auto"``: NumPy at once, C compiled in
-  the background), ``laplacian`` (and ``derivatives``: u_x, u_xx, u_xxx.. by Taylor mode), Adam ``train``, checkpoints and plots.
+  the background), ``laplacian``, Adam ``train``, checkpoints and plots; ``derivatives`` (u_x, u_xx,
+  u_xxx.. by Taylor mode) comes from :mod:`symgrad.autodiff.taylor`.
 - :mod:`symgrad.pinn.lbfgs`: L-BFGS by SciPy's L-BFGS-B on the flat weights.
 - :mod:`symgrad.pinn.geometry`: intervals, boxes, disks, space x time; uniform, LHS, Sobol', Halton points.
 - :mod:`symgrad.pinn.problems`: Burgers, Poisson (2-D, d-D), heat, KdV, beam, with exact solutions.
