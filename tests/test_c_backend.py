@@ -132,6 +132,25 @@ def test_tanh_is_symgrads_own_function_within_4_ulp_of_numpy(rng):
     assert "sg_tanh" not in cuda and "tanh(" in cuda
 
 
+def test_float32_programs_use_the_float_tanh_within_3_ulp(rng):
+    """A float program calls sg_tanh's float twin (twice as many values per vector), not the
+    double one with conversions: its own roundings show, and it stays within 3 ulp."""
+    x = symgrad.placeholder("x", dtype=np.float32)
+    specials = np.float32([0.0, -0.0, np.nan, np.inf, -np.inf, 1e-45, -1e-45, 9.0, 9.02, 10.0, 11.0, -90.0])
+    tiny = np.ldexp(rng.uniform(-1, 1, 3000), -rng.integers(0, 40, 3000)).astype(np.float32)
+    uniform = np.concatenate([rng.uniform(-1, 1, 20_000), rng.uniform(-12, 12, 20_000)]).astype(np.float32)
+    values = np.concatenate([uniform, tiny, specials])
+    got = symgrad.kernel([ops.tanh(x)], [x], backend="c")(values)[0]
+    assert got.dtype == np.float32
+    exact = np.tanh(values.astype(np.float64))
+    finite = np.isfinite(values)
+    ulps = np.abs(got - exact)[finite] / np.spacing(np.abs(exact[finite]).astype(np.float32))
+    assert ulps.max() <= 3
+    assert np.mean(got[finite] != exact[finite].astype(np.float32)) > 0.01  # not double rounded to float
+    assert np.array_equal(np.signbit(got), np.signbit(exact))
+    assert np.array_equal(got[~finite], exact[~finite].astype(np.float32), equal_nan=True)
+
+
 def test_arguments_shared_over_many_points_get_their_own_program(rng):
     """Placeholders are compiled per point; given once for many points, they get a variant
     that shares them (compiled once), and over few points they are broadcast instead."""
