@@ -36,6 +36,22 @@ class Parameter(Tensor):
         self._data = new
         return self
 
+    def __setitem__(self, index, value) -> None:
+        """``w[index] = value`` writes into the weight's value, as MindSpore does (not a
+        differentiable step); tensors built earlier keep the old value."""
+        parts = index if isinstance(index, tuple) else (index,)
+        key = tuple(p.asnumpy() if isinstance(p, Tensor) else p for p in parts)
+        new = self._data.copy()
+        try:
+            new[key if isinstance(index, tuple) else key[0]] = np.asarray(value)
+        except (IndexError, ValueError) as exc:
+            shape = np.shape(value)
+            raise ValueError(
+                f"Parameter {self.name!r}: cannot set index {index!r} of shape {self._data.shape} "
+                f"to a value of shape {shape} ({exc})"
+            ) from None
+        self._data = new
+
     @property
     def data(self) -> Parameter:
         return self

@@ -7,6 +7,7 @@ closed form (``expr``).
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -15,9 +16,18 @@ import numpy as np
 from symgrad import dtype as mstype
 from symgrad.core.families.conversion import cast
 from symgrad.core.families.linalg import matmul
-from symgrad.core.families.structural import getitem, reduce_sum, reshape, transpose
+from symgrad.core.families.structural import (
+    broadcast_to,
+    getitem,
+    index_to_python,
+    normalize_index,
+    reduce_sum,
+    reshape,
+    transpose,
+)
 from symgrad.core.graph import Const, Node, const, free_vars
 from symgrad.core.registry import OPS, make_node
+from symgrad.errors import OpError
 from symgrad.evaluate import Deferred, evaluate
 
 _PY_FLOAT = np.float32  # MindSpore's default for Python floats
@@ -67,6 +77,38 @@ def as_operand(value) -> Node:
     if isinstance(value, np.ndarray | np.generic | list | tuple):
         return const(_to_array(value, None))
     raise TypeError(f"unsupported operand of type {type(value).__name__}: {value!r}")
+
+
+def _ints_for_tensors(index):
+    """``index`` with integer Tensors read as their values (``x[i]`` with ``i`` a Tensor)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(p, Tensor) for p in parts):
+        return index
+    parts = tuple(p.__index__() if isinstance(p, Tensor) else p for p in parts)
+    return parts if isinstance(index, tuple) else parts[0]
+
+
+def _bool_mask(index, shape) -> np.ndarray | None:
+    """A bool Tensor or array index as a NumPy mask of ``shape``; None for any other index."""
+    if isinstance(index, Tensor) and index.dtype.np.kind == "b":
+        index = index.asnumpy()
+    if not (isinstance(index, np.ndarray) and index.dtype.kind == "b"):
+        return None
+    if index.shape != tuple(shape):
+        raise OpError(
+            f"Tensor.__setitem__: a bool mask of shape {index.shape} for a tensor of shape {tuple(shape)}"
+        )
+    return index
+
+
+def _broadcast_value(update: Node, region, shape, index) -> Node:
+    try:
+        return broadcast_to(update, region)
+    except OpError:
+        raise OpError(
+            f"Tensor.__setitem__: value of shape {update.shape} cannot be broadcast to the indexed "
+            f"region {region} (index {index!r} of a tensor of shape {tuple(shape)})"
+        ) from None
 
 
 class Tensor:
@@ -217,11 +259,34 @@ class Tensor:
         return self
 
     def __getitem__(self, index) -> Tensor:
-        parts = index if isinstance(index, tuple) else (index,)
-        if any(isinstance(p, Tensor) for p in parts):  # an integer Tensor index is read as its value
-            parts = tuple(p.__index__() if isinstance(p, Tensor) else p for p in parts)
-            index = parts if isinstance(index, tuple) else parts[0]
-        return Tensor._wrap(getitem(self._node, index), self._env)
+        return Tensor._wrap(getitem(self._node, _ints_for_tensors(index)), self._env)
+
+    def __setitem__(self, index, value) -> None:
+        """``x[index] = value`` for ints, slices and integer Tensors, or a bool mask of x's shape.
+
+        x becomes a new node: ``value`` (cast to x's dtype, broadcast) where indexed, the old x
+        elsewhere, as MindSpore's graph mode rebinds it. The gradient goes to ``value`` where it
+        was written and to the old x elsewhere.
+        """
+        update = cast(as_operand(value), self._node.dtype or np.float64)
+        mask = _bool_mask(index, self.shape)
+        if mask is None:
+            key = normalize_index(self.shape, _ints_for_tensors(index))
+            mask = np.zeros(self.shape, bool)
+            mask[index_to_python(key)] = True
+            region = getitem(self._node, index_to_python(key)).shape
+            placed = make_node(
+                "scatter", (_broadcast_value(update, region, self.shape, index),), (key, self.shape)
+            )
+        elif math.prod(update.shape) == 1:
+            placed = broadcast_to(reshape(update, ()), self.shape)
+        else:
+            raise OpError(
+                f"Tensor.__setitem__: with a bool mask the value must be one number, got shape {update.shape} "
+                f"for a tensor of shape {self.shape}"
+            )
+        self._node = make_node("select", (const(mask), placed, self._node))
+        self._env, self._cache = merge_env(self, value), None
 
     def __index__(self) -> int:
         """A one-element integer Tensor as a Python int (``x[i]``, ``items[i]``, ``range(n)``)."""

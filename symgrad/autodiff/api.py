@@ -265,10 +265,10 @@ def _jacobian(fn: Callable, grad_position, has_aux: bool, mode: str) -> Callable
         trace = Trace()
         leaves = trace_inputs(fn, args, trace)
         check_positions(positions, args, who)
+        in_nodes = [leaves[p]._node for p in positions]  # before the call: ``x[i] = v`` rebinds a leaf
         outputs, is_tuple = as_outputs(fn(*leaves), fn)
         diff_outs = outputs[:1] if has_aux else outputs
         out_nodes = [o._node for o in diff_outs]
-        in_nodes = [leaves[p]._node for p in positions]
         # d out_o / d in_i with shape out.shape + in.shape, output-major
         flat = [in_dtype_of(x, jacobian_node(out, x, mode)) for out in out_nodes for x in in_nodes]
         tensors = trace.finish(flat + [o._node for o in outputs[1:] if has_aux], *outputs)
@@ -309,14 +309,14 @@ def laplacian(fn: Callable, grad_position=0) -> Callable:
         trace = Trace()
         leaves = trace_inputs(fn, args, trace)
         check_positions(positions, args, "laplacian")
+        xs = []
+        for p in positions:
+            check_tensor_input(args, p, "laplacian")
+            xs.append(leaves[p]._node)  # before the call: ``x[i] = v`` rebinds a leaf
         with recording.inside_trace():
             outputs, is_tuple = as_outputs(fn(*leaves), fn)
         if is_tuple or len(outputs) != 1:
             raise GradError(f"laplacian: {fn_name(fn)} must return one Tensor, got {len(outputs)} output(s)")
-        xs = []
-        for p in positions:
-            check_tensor_input(args, p, "laplacian")
-            xs.append(leaves[p]._node)
         ((_, lap),) = forward_laplacian([outputs[0]._node], input_directions(xs))
         lap = zeros_like(outputs[0]._node) if lap is None else lap
         result = trace.finish([lap], outputs[0])[0]

@@ -106,6 +106,8 @@ def reverse(
     trace = Trace()
     leaves = trace_inputs(fn, args, trace)
     check_positions(positions, args, who)
+    tensor_positions = [p for p in positions if isinstance(args[p], Tensor)]  # others have no gradient
+    wrt = [leaves[p]._node for p in tensor_positions]  # before the call: ``x[i] = v`` rebinds a leaf
     with recording.inside_trace():
         raw = fn(*leaves)
     outputs, is_tuple = as_outputs(raw, fn)
@@ -118,8 +120,7 @@ def reverse(
             for i, s in enumerate(_sens_list(sens, differentiated, is_tuple and not has_aux, who))
         ]
         cot = [s._node for s in sens_leaves]
-    tensor_positions = [p for p in positions if isinstance(args[p], Tensor)]  # others have no gradient
-    wrt = [leaves[p]._node for p in tensor_positions] + [w._node for w in weights]
+    wrt += [w._node for w in weights]
     grads = vjp_sweep([(o._node, c) for o, c in zip(differentiated, cot)], wrt)
     grads = [in_dtype_of(x, _or_zeros(g, x)) for g, x in zip(grads, wrt)]
     tensors = trace.finish([o._node for o in outputs] + grads, *outputs)

@@ -80,9 +80,9 @@ def verify(
             f"verify: nothing to differentiate: no float Tensor input (inputs: {kinds}) and no weights; "
             "pass float inputs, positions=, or weights="
         )
+    wrt = [leaves[p]._node for p in positions] + [w._node for w in weights]  # before ``x[i] = v`` rebinds
     outputs, _ = as_outputs(fn(*leaves), fn)
     out_nodes = [o._node for o in outputs]
-    wrt = [leaves[p]._node for p in positions] + [w._node for w in weights]
     wrt_names = [names[p] for p in positions] + [w.name for w in weights]
     env = {**trace.env, **{k: v for o in outputs for k, v in o._env.items()}}
     for w in weights:

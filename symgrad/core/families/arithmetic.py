@@ -164,6 +164,16 @@ def _select_infer(args, params):
     return broadcast_shapes("Select", *(a.shape for a in args)), promote(args[1:], float_result=False)
 
 
+def _select_sympy(c, a, b):
+    """Piecewise on a condition; a constant condition (a number in closed forms) picks its branch."""
+    if isinstance(c, sympy.logic.boolalg.Boolean):
+        return sympy.Piecewise((a, c), (b, True))
+    c = sympy.sympify(c)
+    if c.is_number:
+        return b if c.is_zero else a
+    return sympy.Piecewise((a, sympy.Ne(c, 0)), (b, True))
+
+
 def _chosen(cond: Node, ans: Node, where_true: bool) -> Node:
     """1 where the branch is chosen, else 0, in the result's dtype."""
     from symgrad.core.families.conversion import cast  # conversion registers after arithmetic
@@ -175,7 +185,7 @@ def _chosen(cond: Node, ans: Node, where_true: bool) -> Node:
 register(
     OpDef(
         name="select", display="Select", kind=ELEMENTWISE, arity=3, infer=_select_infer,
-        sympy=lambda c, a, b: sympy.Piecewise((a, c), (b, True)),
+        sympy=_select_sympy,
         partials=(
             lambda c, a, b, ans: 0,
             lambda c, a, b, ans: _chosen(c, ans, True),
