@@ -1,7 +1,9 @@
 """``context.set_context``: MindSpore's run settings.
 
-symgrad compiles whole graphs in either mode, so ``GRAPH_MODE`` and
-``PYNATIVE_MODE`` give the same results. ``device_target="GPU"`` uses CuPy when a
+symgrad compiles whole graphs in either mode. The one difference is MindSpore's: in
+``PYNATIVE_MODE`` (the default, as in MindSpore 2.x) a requested Parameter whose
+``requires_grad`` is False when the call ends gets a zero gradient; ``GRAPH_MODE``
+differentiates it. ``device_target="GPU"`` uses CuPy when a
 GPU is present and otherwise warns once and computes on the CPU; ``"Ascend"``
 likewise falls back to the CPU.
 """
@@ -14,7 +16,7 @@ GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 _TARGETS = ("CPU", "GPU", "Ascend")
 
-_settings: dict = {"mode": GRAPH_MODE, "device_target": "CPU", "device_id": 0}
+_settings: dict = {"mode": PYNATIVE_MODE, "device_target": "CPU", "device_id": 0}
 _warned: set[str] = set()
 
 

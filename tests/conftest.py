@@ -22,3 +22,14 @@ settings.load_profile("symgrad")
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(1234)
+
+
+@pytest.fixture(autouse=True)
+def _context_restored():
+    """Each test starts from and leaves symgrad's default run settings (mode, device)."""
+    from symgrad import context
+
+    saved = dict(context._settings)
+    yield
+    context._settings.clear()
+    context._settings.update(saved)

@@ -372,3 +372,38 @@ def test_parameter_item_assignment_writes_the_weight():
         ValueError, match=r"Parameter 'w': cannot set index 0 of shape \(2, 3\) to a value of shape \(5,\)"
     ):
         w[0] = np.ones(5)
+
+
+# ----- requires_grad in PyNative and graph mode -----
+
+
+class _Scaled(nn.Cell):
+    def __init__(self, frozen_at_start: bool):
+        super().__init__()
+        self.p1 = Parameter(Tensor(2.0, mstype.float32), name="p1")
+        self.p2 = Parameter(Tensor(3.0, mstype.float32), name="p2", requires_grad=not frozen_at_start)
+        self.frozen_at_start = frozen_at_start
+
+    def construct(self, x):
+        out = x * self.p1 * self.p2
+        self.p2.requires_grad = False  # MindSpore looks at the flag when the call ends
+        return out
+
+
+@pytest.mark.parametrize("frozen_at_start", [False, True])
+def test_frozen_parameters_get_zero_gradients_in_pynative_and_real_ones_in_graph_mode(frozen_at_start):
+    """Measured on MindSpore 2.10 CPU: (12, 0) in PyNative (its default), (12, 8) in graph mode."""
+    assert symgrad.get_context("mode") == symgrad.PYNATIVE_MODE
+    x = Tensor([4.0], mstype.float32)
+    for mode, expected in ((symgrad.PYNATIVE_MODE, [12.0, 0.0]), (symgrad.GRAPH_MODE, [12.0, 8.0])):
+        symgrad.set_context(mode=mode)
+        net = _Scaled(frozen_at_start)
+        grads = ops.GradOperation(get_by_list=True)(net, [net.p1, net.p2])(x)
+        assert [float(g.asnumpy().sum()) for g in grads] == expected
+        assert grads[1].dtype == mstype.float32 and grads[1].shape == ()
+
+
+def test_init_parameters_data_keeps_the_parameters():
+    net = _Scaled(False)
+    assert net.init_parameters_data() == {}
+    assert float(net.p1.asnumpy()) == 2.0 and float(net.p2.asnumpy()) == 3.0

@@ -17,6 +17,7 @@ from symgrad.autodiff.tracing import (
     tensor_leaves,
     trace_inputs,
 )
+from symgrad.context import PYNATIVE_MODE, get_context
 from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import full, zeros_like
 from symgrad.core.graph import Node
@@ -121,7 +122,14 @@ def reverse(
         ]
         cot = [s._node for s in sens_leaves]
     wrt += [w._node for w in weights]
-    grads = vjp_sweep([(o._node, c) for o, c in zip(differentiated, cot)], wrt)
+    # PyNative records no gradient for a Parameter with requires_grad=False when the call ends
+    # (MindSpore's default mode; GRAPH_MODE differentiates every requested weight)
+    frozen = {w._node for w in weights if not w.requires_grad and get_context("mode") == PYNATIVE_MODE}
+    grads = vjp_sweep(
+        [(o._node, c) for o, c in zip(differentiated, cot)], [x for x in wrt if x not in frozen]
+    )
+    found = iter(grads)
+    grads = [None if x in frozen else next(found) for x in wrt]
     grads = [in_dtype_of(x, _or_zeros(g, x)) for g, x in zip(grads, wrt)]
     tensors = trace.finish([o._node for o in outputs] + grads, *outputs)
     n_out, n_in = len(outputs), len(tensor_positions)

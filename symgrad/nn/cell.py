@@ -75,6 +75,11 @@ class Cell:
     def untrainable_params(self, recurse: bool = True) -> list[Parameter]:
         return [p for p in self.get_parameters(recurse) if not p.requires_grad]
 
+    def init_parameters_data(self, auto_parallel_mode: bool = False) -> dict:
+        """MindSpore materialises lazily initialised Parameters here; symgrad's hold their data
+        from the start, so nothing is replaced (an empty dict, as MindSpore returns then)."""
+        return {}
+
     def cells(self) -> list[Cell]:
         return list(self._cells.values())
 
