@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import math
+
+import numpy as np
+
+from symgrad.autodiff.tracing import pack_like, tensor_leaves
 from symgrad.core.families.conversion import cast
-from symgrad.core.families.structural import unbroadcast, zeros_like
+from symgrad.core.families.structural import getitem, normalize_index, reshape, unbroadcast
 from symgrad.core.graph import Node
 from symgrad.core.registry import make_node
 from symgrad.errors import GradError
@@ -11,11 +17,16 @@ from symgrad.tensor import Tensor, as_operand, merge_env
 
 
 class BpropRule:
-    """Calls ``cell.bprop`` for the cotangent of output ``index`` of one call of ``cell``."""
+    """Calls ``cell.bprop`` once for the cotangents of all outputs of one call of ``cell``.
 
-    def __init__(self, cell, args: tuple, outputs: list[Tensor], index: int):
-        self.cell, self.args, self.outputs, self.index = cell, args, outputs, index
-        self.env = merge_env(*args, *outputs)
+    With several outputs, the custom node's value is the outputs flattened end to end
+    (``layout``: offset, shape, dtype per Tensor leaf of ``out``), so the reverse sweep sums
+    every output's cotangent into one before the rule runs, and ``dout`` mirrors ``out``.
+    """
+
+    def __init__(self, cell, args: tuple, out, layout: list[tuple[int, tuple, object]] | None):
+        self.cell, self.args, self.out, self.layout = cell, args, out, layout
+        self.env = merge_env(*args, *tensor_leaves(out))
 
     def __repr__(self) -> str:
         return f"{type(self.cell).__name__}.bprop"
@@ -24,19 +35,37 @@ class BpropRule:
         """The cotangents of ``node.args[1:]`` (the call's Tensor inputs) from the user's bprop."""
         inputs = iter(node.args[1:])
         args = [Tensor._wrap(next(inputs), self.env) if isinstance(a, Tensor) else a for a in self.args]
-        douts = [
-            Tensor._wrap(ct, self.env) if i == self.index else Tensor._wrap(zeros_like(o._node), {})
-            for i, o in enumerate(self.outputs)
-        ]
-        out = self.outputs[0] if len(self.outputs) == 1 else tuple(self.outputs)
-        dout = douts[0] if len(douts) == 1 else tuple(douts)
-        grads = self.cell.bprop(*args, out, dout)
+        if self.layout is None:
+            dout = Tensor._wrap(ct, self.env)
+        else:
+            dout = pack_like(self.out, [Tensor._wrap(_unpacked(ct, *part), self.env) for part in self.layout])
+        grads = self.cell.bprop(*args, self.out, dout)
         grads = grads if isinstance(grads, tuple | list) else (grads,)
         who = f"{type(self.cell).__name__}.bprop"
         if len(grads) < len(self.args):
             raise GradError(f"{who} returned {len(grads)} gradient(s) for {len(self.args)} input(s)")
         tensor_grads = [g for a, g in zip(self.args, grads) if isinstance(a, Tensor)]
         return [_as_cotangent(g, x, who) for x, g in zip(node.args[1:], tensor_grads)]
+
+
+def _unpacked(packed: Node, offset: int, shape: tuple, dtype) -> Node:
+    """One output back out of the flattened outputs."""
+    size = math.prod(shape)
+    return cast(reshape(getitem(packed, slice(offset, offset + size)), shape), dtype)
+
+
+def _packed(leaves: list[Tensor]) -> tuple[Node, list[tuple[int, tuple, object]]]:
+    """The leaves flattened end to end in their common dtype, and where each one lies."""
+    common = np.result_type(*(t._node.dtype or np.float64 for t in leaves), np.float32)
+    total = sum(t.size for t in leaves)
+    layout, parts, offset = [], [], 0
+    for t in leaves:
+        flat = reshape(cast(t._node, common), (t.size,))
+        index = normalize_index((total,), slice(offset, offset + t.size))
+        parts.append(make_node("scatter", (flat,), (index, (total,))))
+        layout.append((offset, t.shape, t._node.dtype or np.float64))
+        offset += t.size
+    return functools.reduce(lambda a, b: make_node("add", (a, b)), parts), layout
 
 
 def _as_cotangent(grad, x: Node, who: str) -> Node | None:
@@ -62,14 +91,16 @@ def _as_cotangent(grad, x: Node, who: str) -> Node | None:
 
 
 def with_bprop(cell, args: tuple, out):
-    """``out`` (a Tensor or a tuple of them) with each Tensor's reverse rule taken from ``cell.bprop``."""
-    outputs = [out] if isinstance(out, Tensor) else list(out) if isinstance(out, tuple | list) else None
-    if outputs is None or not all(isinstance(o, Tensor) for o in outputs):
+    """``out`` (a Tensor, or a nested tuple or list of them) with its reverse rule taken from
+    ``cell.bprop``, which runs once per reverse sweep with ``dout`` shaped like ``out``."""
+    leaves = tensor_leaves(out)
+    if not leaves:
         return out
     inputs = [a._node for a in args if isinstance(a, Tensor)]
-    wrapped = []
-    for i, o in enumerate(outputs):
-        rule = BpropRule(cell, args, outputs, i)
-        node = make_node("custom_vjp", (o._node, *inputs), (rule,))
-        wrapped.append(Tensor._wrap(node, merge_env(o, *args)))
-    return wrapped[0] if isinstance(out, Tensor) else type(out)(wrapped)
+    env = merge_env(*leaves, *args)
+    if isinstance(out, Tensor):
+        node = make_node("custom_vjp", (out._node, *inputs), (BpropRule(cell, args, out, None),))
+        return Tensor._wrap(node, env)
+    packed, layout = _packed(leaves)
+    node = make_node("custom_vjp", (packed, *inputs), (BpropRule(cell, args, out, layout),))
+    return pack_like(out, [Tensor._wrap(_unpacked(node, *part), env) for part in layout])
