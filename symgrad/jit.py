@@ -10,6 +10,7 @@ It never reuses a trace made for other values, because each call traces afresh.
 from __future__ import annotations
 
 import functools
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +28,9 @@ def jit(function: Callable | None = None, **options: Any) -> Callable:
 
     @functools.wraps(function)
     def jitted(*args, **kwargs):
-        return function(*args, **kwargs)
+        out = function(*args, **kwargs)
+        # MindSpore's graph compiler evaluates a returned generator expression into a list
+        return list(out) if isinstance(out, types.GeneratorType) else out
 
     jitted.__jit_options__ = options  # type: ignore[attr-defined]
     return jitted

@@ -465,3 +465,16 @@ def test_hook_backward_sees_each_inputs_own_gradient():
     grads = ops.grad(f, (0, 1))(Tensor(np.ones(2)), Tensor(np.ones(2)))
     assert [g.asnumpy().tolist() for g in grads] == [[2.0, 2.0], [3.0, 3.0]]
     assert [s.tolist() for s in seen] == [[2.0, 2.0], [3.0, 3.0]]  # no zero-filled calls
+
+
+def test_jit_evaluates_a_returned_generator_into_a_list():
+    class Squares(nn.Cell):
+        @symgrad.jit
+        def construct(self, x):
+            return (k * k for k in range(10) if k > 5)
+
+    net = Squares()
+    x = Tensor(np.full((2, 3), 5.0, np.float32))
+    assert net(x) == [36, 49, 64, 81]
+    grad = ops.GradOperation()(net)(x)  # no Tensor in the output: a zero gradient
+    np.testing.assert_array_equal(grad.asnumpy(), np.zeros((2, 3)))
