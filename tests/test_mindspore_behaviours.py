@@ -478,3 +478,47 @@ def test_jit_evaluates_a_returned_generator_into_a_list():
     assert net(x) == [36, 49, 64, 81]
     grad = ops.GradOperation()(net)(x)  # no Tensor in the output: a zero gradient
     np.testing.assert_array_equal(grad.asnumpy(), np.zeros((2, 3)))
+
+
+# ----- MultitypeFuncGraph and HyperMap -----
+
+
+def test_hyper_map_of_a_multitype_func_graph_as_mindspore_returns_it():
+    """Expected values printed by MindSpore 2.10 CPU for the same calls."""
+    from symgrad.ops.composite import HyperMap, MultitypeFuncGraph
+
+    add = MultitypeFuncGraph("add")
+
+    @add.register("Tensor", "Tensor")
+    def _tensors(a, b):
+        return a + b
+
+    @add.register("Number", "Number")
+    def _numbers(a, b):
+        return a * 10 + b
+
+    t = Tensor(np.array([1.0, 2.0], np.float32))
+    mapped = HyperMap(add)((t, 1), (t, 2))
+    assert mapped[1] == 12 and mapped[0].asnumpy().tolist() == [2.0, 4.0]
+    assert HyperMap(add)([1, (2, 3)], [4, (5, 6)]) == (14, (25, 36))  # lists map to a tuple
+    assert HyperMap()(add, (1, 2), (3, 4)) == (13, 24)
+    with pytest.raises(ValueError, match=r"'add': no function registered for \(str, int\)"):
+        add("a", 1)
+
+
+def test_gradient_through_a_hyper_mapped_branch():
+    """MindSpore's test_grad_operation_hypermap_control_flow: both branches pick z."""
+    ctrl = ops.MultitypeFuncGraph("ctrl")
+
+    @ctrl.register("Tensor", "Tuple")
+    def _pick(x, pair):
+        return pair[0] if x > 0 else pair[1]
+
+    class Net(nn.Cell):
+        def construct(self, x, y, z):
+            return ops.HyperMap(ctrl)((x, y), ((z, x), (y, z)))
+
+    args = [Tensor(v, mstype.float32) for v in (2.0, -3.0, 0.5)]
+    with pytest.warns(UserWarning, match="control flow"):
+        grads = ops.GradOperation(get_all=True)(Net())(*args)
+    assert [float(g.asnumpy()) for g in grads] == [0.0, 0.0, 2.0]
