@@ -56,6 +56,10 @@ class Parameter(Tensor):
     def data(self) -> Parameter:
         return self
 
+    def value(self) -> Tensor:
+        """The current value as a plain Tensor (MindSpore's ``Parameter.value()``)."""
+        return Tensor(self._data)
+
     def __repr__(self) -> str:
         return f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, requires_grad={self.requires_grad})"
 

@@ -522,3 +522,73 @@ def test_gradient_through_a_hyper_mapped_branch():
     with pytest.warns(UserWarning, match="control flow"):
         grads = ops.GradOperation(get_all=True)(Net())(*args)
     assert [float(g.asnumpy()) for g in grads] == [0.0, 0.0, 2.0]
+
+
+# ----- BatchNorm, and vjp running the function once -----
+
+_BN_X = np.array([[1.0, 2.0], [3.0, 7.0], [0.5, -1.0]], np.float32)
+
+
+def _bn_params(tag: str):
+    values = ([1.5, 0.5], [0.1, -0.2], [0.3, 0.4], [2.0, 3.0])
+    return [Parameter(Tensor(np.array(v, np.float32)), name=f"{n}{tag}") for n, v in zip("sbmv", values)]
+
+
+def test_batch_norm_matches_mindspore_in_inference_and_training():
+    """Expected values printed by MindSpore 2.10 CPU for the same inputs."""
+    scale, bias, mean, var = _bn_params("i")
+    out = ops.BatchNorm()(Tensor(_BN_X), scale, bias, mean, var)
+    np.testing.assert_allclose(out[0].asnumpy()[1], [2.963775157928467, 1.7052526473999023], rtol=1e-6)
+    assert all(o.asnumpy().tolist() == [0.0, 0.0] for o in out[1:])
+    assert mean.asnumpy().tolist() == np.float32([0.3, 0.4]).tolist()  # inference keeps the statistics
+
+    scale, bias, mean, var = _bn_params("t")
+    y, zero1, zero2, batch_mean, batch_var = ops.BatchNorm(is_training=True)(
+        Tensor(_BN_X), scale, bias, mean, var
+    )
+    np.testing.assert_allclose(y.asnumpy()[0], [-0.5943620800971985, -0.3010152280330658], rtol=1e-6)
+    np.testing.assert_allclose(batch_mean.asnumpy(), [1.5, 2.6666667461395264], rtol=1e-6)
+    np.testing.assert_allclose(batch_var.asnumpy(), [1.1666666269302368, 10.888888359069824], rtol=1e-6)
+    assert zero1.asnumpy().tolist() == zero2.asnumpy().tolist() == [0.0, 0.0]
+    np.testing.assert_allclose(mean.asnumpy(), [0.42000001668930054, 0.6266666650772095], rtol=1e-6)
+    np.testing.assert_allclose(var.value().asnumpy(), [1.9749999046325684, 4.3333330154418945], rtol=1e-6)
+
+
+def test_batch_norm_gradient_flows_through_the_batch_statistics():
+    weights = Tensor(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+
+    def f(x, s, b):
+        mean, var = (Parameter(Tensor(np.full(2, v)), name=n) for n, v in (("m", 0.0), ("v", 1.0)))
+        y = ops.BatchNorm(is_training=True)(x, s, b, mean, var)[0]
+        return (y**2 * weights).sum()
+
+    args = [Tensor(_BN_X.astype(np.float64)), Tensor(np.array([1.5, 0.5])), Tensor(np.array([0.1, -0.2]))]
+    report = symgrad.verify(f, *args)
+    assert report.ok, str(report)
+    gx = ops.grad(f)(*args).asnumpy()
+    np.testing.assert_allclose(
+        gx[:, 0], [5.374113082885742, -1.074663519859314, -4.299448490142822], rtol=2e-5
+    )
+    with pytest.raises(
+        ValueError, match=r"BatchNorm: scale must have shape \(2,\) for input_x of shape \(3, 2\), got \(3,\)"
+    ):
+        ops.BatchNorm()(args[0], Tensor(np.ones(3)), *args[2:], Tensor(np.zeros(2)), Tensor(np.ones(2)))
+
+
+def test_vjp_runs_the_function_once_however_often_vjp_fn_is_called():
+    """MindSpore's test_vjp_multiple_outputs_merge_forward: the moving variance moves once."""
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x * x, ops.sin(x)
+
+    x = Tensor(np.array([0.5, 2.0]))
+    outputs, vjp_fn = ops.vjp(f, x)
+    ones, zeros = Tensor(np.ones(2)), Tensor(np.zeros(2))
+    (first,), (second,) = vjp_fn((ones, zeros)), vjp_fn((zeros, ones))
+    assert len(calls) == 1
+    np.testing.assert_allclose(first.asnumpy(), 2 * x.asnumpy())
+    np.testing.assert_allclose(second.asnumpy(), np.cos(x.asnumpy()))
+    with pytest.raises(ValueError, match=r"sens\[1\] has shape \(3,\)"):
+        vjp_fn((ones, Tensor(np.ones(3))))

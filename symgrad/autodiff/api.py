@@ -243,14 +243,15 @@ def vjp(fn: Callable, *args, weights=None, has_aux: bool = False):
         result = reverse(fn, inputs, range(len(inputs)), [], v, has_aux, "vjp")
         return (tuple(result.outputs) if result.is_tuple else result.outputs[0]), tuple(result.input_grads)
     inputs = args
-    first = reverse(fn, inputs, [], [], None, has_aux, "vjp")
+    # fn runs once (its side effects too, as in MindSpore); each vjp_fn(v) evaluates the pullback
+    first = reverse(fn, inputs, range(len(inputs)), params, None, has_aux, "vjp", pullback=True)
     outs = first.outputs
 
     def vjp_fn(*v):
         v = v[0] if len(v) == 1 else v
-        result = reverse(fn, inputs, range(len(inputs)), params, v, has_aux, "vjp")
-        gin = tuple(result.input_grads)
-        return (gin, tuple(result.weight_grads)) if params else gin
+        input_grads, weight_grads = first.pull(v)
+        gin = tuple(input_grads)
+        return (gin, tuple(weight_grads)) if params else gin
 
     if has_aux:
         return outs[0], vjp_fn, _aux(outs[1:])

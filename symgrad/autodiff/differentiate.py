@@ -20,9 +20,9 @@ from symgrad.autodiff.tracing import (
 from symgrad.context import PYNATIVE_MODE, get_context
 from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import full, zeros_like
-from symgrad.core.graph import Node
+from symgrad.core.graph import Node, substitute
 from symgrad.errors import GradError, GradTypeError, PositionError
-from symgrad.tensor import Tensor
+from symgrad.tensor import Tensor, merge_env
 
 
 def _sens_list(sens, outputs: list[Tensor], is_tuple: bool, who: str) -> list[Tensor]:
@@ -56,6 +56,7 @@ class Reverse(NamedTuple):
     input_grads: list[Tensor | None]  # one per requested position; None where the input is no Tensor
     weight_grads: list[Tensor]  # one per weight
     value: object  # what the call returned, its Tensors replaced by ``outputs``
+    pull: Callable | None = None  # with ``pullback``: sens -> (input grads, weight grads)
 
 
 class Forward(NamedTuple):
@@ -99,10 +100,13 @@ def reverse(
     sens=None,
     has_aux: bool = False,
     who: str = "grad",
+    pullback: bool = False,
 ) -> Reverse:
     """Trace ``fn(*args)`` and differentiate the (sens-weighted) sum of its outputs.
 
-    ``has_aux`` keeps only the first output differentiable.
+    ``has_aux`` keeps only the first output differentiable. With ``pullback`` the sens is a
+    variable: fn runs once, and ``result.pull(sens)`` evaluates the gradients for each sens
+    (MindSpore's ``vjp_fn``); the gradients in the result are left unevaluated.
     """
     trace = Trace()
     leaves = trace_inputs(fn, args, trace)
@@ -113,6 +117,9 @@ def reverse(
         raw = fn(*leaves)
     outputs, is_tuple = as_outputs(raw, fn)
     differentiated = outputs[:1] if has_aux else outputs
+    if pullback:
+        sens = tuple(Tensor._wrap(zeros_like(o._node), {}) for o in differentiated)
+        sens = sens if is_tuple and not has_aux else sens[0]
     if sens is None:
         cot = [_ones(o._node) for o in differentiated]
     else:
@@ -131,7 +138,11 @@ def reverse(
     found = iter(grads)
     grads = [None if x in frozen else next(found) for x in wrt]
     grads = [in_dtype_of(x, _or_zeros(g, x)) for g, x in zip(grads, wrt)]
-    tensors = trace.finish([o._node for o in outputs] + grads, *outputs)
+    if pullback:  # the outputs now, the gradients for each sens later
+        tensors = trace.finish([o._node for o in outputs], *outputs)
+        tensors += trace.finish(grads, *outputs, evaluate=False)
+    else:  # the function's value and its gradients in one kernel
+        tensors = trace.finish([o._node for o in outputs] + grads, *outputs)
     n_out, n_in = len(outputs), len(tensor_positions)
     recording.record(
         dict(
@@ -144,7 +155,20 @@ def reverse(
     by_position = dict(zip(tensor_positions, tensors[n_out : n_out + n_in]))
     input_grads = [by_position.get(p) for p in positions]
     outs = tensors[:n_out]
-    return Reverse(outs, is_tuple, input_grads, tensors[n_out + n_in :], pack_like(raw, outs))
+    pull = None
+    if pullback:
+        sens_vars, finished = cot, tensors[n_out:]
+
+        def pull(sens) -> tuple[list[Tensor | None], list[Tensor]]:
+            parts = _sens_list(sens, differentiated, is_tuple and not has_aux, who)
+            mapping = {var: part._node for var, part in zip(sens_vars, parts)}
+            env = {**finished[0]._env, **merge_env(*parts)} if finished else {}
+            grads = [Tensor._wrap(n, env) for n in substitute([t._node for t in finished], mapping)]
+            Tensor._evaluate_together(grads)
+            at = dict(zip(tensor_positions, grads[:n_in]))
+            return [at.get(p) for p in positions], grads[n_in:]
+
+    return Reverse(outs, is_tuple, input_grads, tensors[n_out + n_in :], pack_like(raw, outs), pull)
 
 
 def forward(fn: Callable, inputs: Sequence[Tensor], tangents: Sequence[Tensor], who: str = "jvp") -> Forward:

@@ -79,12 +79,13 @@ class Trace:
         self.env.update(leaf._env)
         return leaf
 
-    def finish(self, nodes: Sequence[Node], *tensors: Tensor) -> list[Tensor]:
-        """Tensors for ``nodes`` with substituted inputs put back."""
+    def finish(self, nodes: Sequence[Node], *tensors: Tensor, evaluate: bool = True) -> list[Tensor]:
+        """Tensors for ``nodes`` with substituted inputs put back (their values computed together)."""
         nodes = substitute(list(nodes), self.mapping) if self.mapping else list(nodes)
         env = {**self.env, **merge_env(*tensors)}
         results = [Tensor._wrap(n, env) for n in nodes]
-        Tensor._evaluate_together(results)
+        if evaluate:
+            Tensor._evaluate_together(results)
         return results
 
 

@@ -191,9 +191,69 @@ def einsum(equation: str, *operands) -> Tensor:
     return F.reduce_sum(product, summed) if summed else product
 
 
+# ----- normalisation -----
+def batch_norm(
+    input_x,
+    running_mean,
+    running_var,
+    weight,
+    bias,
+    training=False,
+    momentum=0.1,
+    eps=1e-5,
+    data_format="NCHW",
+):
+    """``weight * (x - mean) / sqrt(var + eps) + bias`` per channel (axis 1, or the last for
+    "NHWC"). In training the batch's mean and biased variance are used (the gradient flows
+    through them), and Parameter running statistics become ``(1 - momentum) * old + momentum *
+    batch`` (the unbiased variance), as MindSpore updates them."""
+    return _batch_norm(
+        input_x, weight, bias, running_mean, running_var, training, eps, momentum, data_format, "batch_norm"
+    )[0]
+
+
+def _batch_norm(x, scale, bias, mean, variance, training, eps, momentum, data_format, who) -> tuple:
+    """MindSpore's BatchNorm outputs: y, then zeros, zeros, and the batch mean and biased
+    variance in training (zeros in inference), as MindSpore 2.10 returns them."""
+    from symgrad.parameter import Parameter  # parameter imports tensor; no cycle at call time
+
+    x = F.as_tensor(x, who, "input_x")
+    if data_format not in ("NCHW", "NHWC") or x.ndim < 2:
+        raise OpError(
+            f"{who}: input_x of shape {x.shape} with data_format {data_format!r}: need rank >= 2, NCHW or NHWC"
+        )
+    axis = 1 if data_format == "NCHW" else x.ndim - 1
+    channels = x.shape[axis]
+    per_channel = tuple(channels if a == axis else 1 for a in range(x.ndim))
+    stats = {"scale": scale, "bias": bias, "mean": mean, "variance": variance}
+    for name, value in stats.items():
+        shape = F.as_tensor(value, who, name).shape
+        if shape != (channels,):
+            raise OpError(
+                f"{who}: {name} must have shape ({channels},) for input_x of shape {x.shape}, got {shape}"
+            )
+    scale_c, bias_c, mean_c, var_c = (F.as_tensor(v, who, n).reshape(per_channel) for n, v in stats.items())
+    zeros = F.zeros_like(F.as_tensor(mean, who, "mean").astype(x.dtype))
+    if not training:
+        y = (x - mean_c) / _sqrt(var_c + eps) * scale_c + bias_c
+        return y, zeros, zeros, zeros, zeros
+    axes = tuple(a for a in range(x.ndim) if a != axis)
+    batch_mean = F.mean(x, axes, True)
+    batch_var = F.mean(F.square(x - batch_mean), axes, True)
+    y = (x - batch_mean) / _sqrt(batch_var + eps) * scale_c + bias_c
+    batch_mean, batch_var = batch_mean.reshape((channels,)), batch_var.reshape((channels,))
+    count = x.size // channels
+    unbiased = batch_var.asnumpy() * (count / max(count - 1, 1))
+    for running, batch in ((mean, batch_mean.asnumpy()), (variance, unbiased)):
+        if isinstance(running, Parameter):
+            running.set_data((1 - momentum) * running.asnumpy() + momentum * batch)
+    return y, zeros, zeros, batch_mean, batch_var
+
+
 __all__ = sorted(
     [
         "batch_matmul",
+        "batch_norm",
         "clamp",
         "clip_by_value",
         "einsum",

@@ -222,6 +222,27 @@ class ReduceSum(_Reduction):
         return F.reduce_sum(x, axis, self.keep_dims)
 
 
+class BatchNorm(Primitive):
+    """``BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1, data_format="NCHW")(x, scale,
+    bias, mean, variance)``: five outputs as MindSpore's (see ``composites.batch_norm``)."""
+
+    def __init__(
+        self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1, data_format="NCHW"
+    ):
+        self.is_training, self.epsilon, self.momentum, self.data_format = (
+            is_training,
+            epsilon,
+            momentum,
+            data_format,
+        )
+
+    def __call__(self, input_x, scale, bias, mean, variance):
+        return C._batch_norm(
+            input_x, scale, bias, mean, variance, self.is_training, self.epsilon, self.momentum,
+            self.data_format, "BatchNorm",
+        )  # fmt: skip
+
+
 class ReduceMean(_Reduction):
     """``ReduceMean(keep_dims=False)(x, axis=())``."""
 
@@ -274,6 +295,7 @@ __all__ = sorted(
     [
         *GENERATED,
         "AddN",
+        "BatchNorm",
         "BatchMatMul",
         "Einsum",
         "Elu",
