@@ -592,3 +592,17 @@ def test_vjp_runs_the_function_once_however_often_vjp_fn_is_called():
     np.testing.assert_allclose(second.asnumpy(), np.cos(x.asnumpy()))
     with pytest.raises(ValueError, match=r"sens\[1\] has shape \(3,\)"):
         vjp_fn((ones, Tensor(np.ones(3))))
+
+
+def test_a_constant_output_with_a_sens_gives_zero_gradients():
+    """MindSpore's test_grad_operation_dynamic_shape: the output is a shape, the sens too."""
+
+    class ShapeOf(nn.Cell):
+        def construct(self, x):
+            return ops.Shape()(x)
+
+    x = Tensor(np.arange(8, dtype=np.int32))
+    (grad,) = ops.GradOperation(get_all=True, sens_param=True)(ShapeOf())(x, ShapeOf()(x))
+    assert grad.dtype == mstype.int32 and grad.asnumpy().tolist() == [0] * 8
+    with pytest.raises(ValueError, match="sens must match the network output"):
+        ops.GradOperation(sens_param=True)(lambda x: x * 2)(Tensor(np.ones(2)), (1, 2))

@@ -26,6 +26,8 @@ from symgrad.tensor import Tensor, merge_env
 
 
 def _sens_list(sens, outputs: list[Tensor], is_tuple: bool, who: str) -> list[Tensor]:
+    if not outputs:  # the output holds no Tensor (a shape, numbers): any sens gives zero gradients
+        return []
     items = list(sens.values()) if isinstance(sens, dict) else sens
     nested = isinstance(sens, dict) or (
         isinstance(items, tuple | list) and any(isinstance(s, tuple | list | dict) for s in items)
