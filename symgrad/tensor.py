@@ -17,6 +17,7 @@ from symgrad import dtype as mstype
 from symgrad.core.families.conversion import cast
 from symgrad.core.families.linalg import matmul
 from symgrad.core.families.structural import (
+    _indexed_shape,
     broadcast_to,
     getitem,
     index_to_python,
@@ -274,7 +275,7 @@ class Tensor:
             key = normalize_index(self.shape, _ints_for_tensors(index))
             mask = np.zeros(self.shape, bool)
             mask[index_to_python(key)] = True
-            region = getitem(self._node, index_to_python(key)).shape
+            region = _indexed_shape(self.shape, key)
             placed = make_node(
                 "scatter", (_broadcast_value(update, region, self.shape, index),), (key, self.shape)
             )

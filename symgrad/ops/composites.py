@@ -225,15 +225,17 @@ def _batch_norm(x, scale, bias, mean, variance, training, eps, momentum, data_fo
     axis = 1 if data_format == "NCHW" else x.ndim - 1
     channels = x.shape[axis]
     per_channel = tuple(channels if a == axis else 1 for a in range(x.ndim))
-    stats = {"scale": scale, "bias": bias, "mean": mean, "variance": variance}
+    stats = {
+        n: F.as_tensor(v, who, n)
+        for n, v in (("scale", scale), ("bias", bias), ("mean", mean), ("variance", variance))
+    }
     for name, value in stats.items():
-        shape = F.as_tensor(value, who, name).shape
-        if shape != (channels,):
+        if value.shape != (channels,):
             raise OpError(
-                f"{who}: {name} must have shape ({channels},) for input_x of shape {x.shape}, got {shape}"
+                f"{who}: {name} must have shape ({channels},) for input_x of shape {x.shape}, got {value.shape}"
             )
-    scale_c, bias_c, mean_c, var_c = (F.as_tensor(v, who, n).reshape(per_channel) for n, v in stats.items())
-    zeros = F.zeros_like(F.as_tensor(mean, who, "mean").astype(x.dtype))
+    scale_c, bias_c, mean_c, var_c = (v.reshape(per_channel) for v in stats.values())
+    zeros = F.zeros_like(stats["mean"].astype(x.dtype))
     if not training:
         y = (x - mean_c) / _sqrt(var_c + eps) * scale_c + bias_c
         return y, zeros, zeros, zeros, zeros

@@ -89,6 +89,8 @@ elementwise(
 # ----- hyperbolic -----
 _unary("sinh", "Sinh", sympy.sinh, lambda x, ans: apply("cosh", x))
 _unary("cosh", "Cosh", sympy.cosh, lambda x, ans: apply("sinh", x))
+
+
 # tanh(x) = e / (e + 2), e = expm1(2|x|) with the sign of x; expm1 as 2^k expm1(r) + 2^k - 1,
 # |r| <= ln2 / 2, expm1(r) by its Taylor series to r^13 (truncation below 1e-17). A call-free
 # function vectorizes inside the loops over a layer: measured 1.7 ns a value against 3.5 ns for
@@ -96,49 +98,42 @@ _unary("cosh", "Cosh", sympy.cosh, lambda x, ans: apply("sinh", x))
 # float programs call a float twin (series to r^7, |x| > 10 gives +-1): within 2.4 ulp of tanh
 # over 8e6 floats, 0.68 ns a value against 1.95 ns for the double one with its two conversions.
 # sg_tanh picks the twin by its argument's C type (_Generic).
-_TANH_C = """static inline double sg_tanh_f64(double x)
-{
-    double a = fabs(x);
-    a = a > 20.0 ? 20.0 : a; /* NaN passes */
-    double y = a + a, k = rint(y * 1.4426950408889634);
-    double r = fma(-k, 1.90821492927058770002e-10, fma(-k, 6.93147180369123816490e-01, y));
-    double p = 1.0 / 6227020800.0; /* 1/13!, then Horner down to 1/2! */
-    p = fma(p, r, 1.0 / 479001600.0);
-    p = fma(p, r, 1.0 / 39916800.0);
-    p = fma(p, r, 1.0 / 3628800.0);
-    p = fma(p, r, 1.0 / 362880.0);
-    p = fma(p, r, 1.0 / 40320.0);
-    p = fma(p, r, 1.0 / 5040.0);
-    p = fma(p, r, 1.0 / 720.0);
-    p = fma(p, r, 1.0 / 120.0);
-    p = fma(p, r, 1.0 / 24.0);
-    p = fma(p, r, 1.0 / 6.0);
-    p = fma(p, r, 0.5);
-    p = fma(p * r, r, r);
-    union { long long bits; double value; } two_k;
-    two_k.bits = ((long long)(int)k + 1023) << 52;
-    double e = fma(two_k.value, p, two_k.value - 1.0);
-    return copysign(e / (e + 2.0), x);
-}
-static inline float sg_tanh_f32(float x)
-{
-    float a = fabsf(x);
-    a = a > 10.0f ? 10.0f : a; /* NaN passes */
-    float y = a + a, k = rintf(y * 1.44269504f);
-    float r = fmaf(-k, -1.90465430e-09f, fmaf(-k, 6.93147182e-01f, y));
-    float p = 1.0f / 5040.0f; /* 1/7!, then Horner down to 1/2! */
-    p = fmaf(p, r, 1.0f / 720.0f);
-    p = fmaf(p, r, 1.0f / 120.0f);
-    p = fmaf(p, r, 1.0f / 24.0f);
-    p = fmaf(p, r, 1.0f / 6.0f);
-    p = fmaf(p, r, 0.5f);
-    p = fmaf(p * r, r, r);
-    union { int bits; float value; } two_k;
-    two_k.bits = ((int)k + 127) << 23;
-    float e = fmaf(two_k.value, p, two_k.value - 1.0f);
-    return copysignf(e / (e + 2.0f), x);
-}
-#define sg_tanh(x) _Generic((x), float: sg_tanh_f32, default: sg_tanh_f64)(x)"""
+def _tanh_c(real: str, clamp: str, log2e: str, ln2_lo: str, ln2_hi: str, degree: int) -> str:
+    """sg_tanh's C source in ``real`` (double or float): one scheme, each type's constants."""
+    f = "f" if real == "float" else ""  # suffix of the C math functions and literals
+    # 2^k built in the exponent bits: the integer type, k as it, the bias and the mantissa width
+    bits, k_bits, bias, mantissa = (
+        ("int", "(int)k", 127, 23) if f else ("long long", "(long long)(int)k", 1023, 52)
+    )
+    horner = [f"    p = fma{f}(p, r, 1.0{f} / {math.factorial(n)}.0{f});" for n in range(degree - 1, 2, -1)]
+    return "\n".join(
+        [
+            f"static inline {real} sg_tanh_{'f32' if f else 'f64'}({real} x)",
+            "{",
+            f"    {real} a = fabs{f}(x);",
+            f"    a = a > {clamp} ? {clamp} : a; /* NaN passes */",
+            f"    {real} y = a + a, k = rint{f}(y * {log2e});",
+            f"    {real} r = fma{f}(-k, {ln2_lo}, fma{f}(-k, {ln2_hi}, y));",
+            f"    {real} p = 1.0{f} / {math.factorial(degree)}.0{f}; /* 1/{degree}!, then Horner down to 1/2! */",
+            *horner,
+            f"    p = fma{f}(p, r, 0.5{f});",
+            f"    p = fma{f}(p * r, r, r);",
+            f"    union {{ {bits} bits; {real} value; }} two_k;",
+            f"    two_k.bits = ({k_bits} + {bias}) << {mantissa};",
+            f"    {real} e = fma{f}(two_k.value, p, two_k.value - 1.0{f});",
+            f"    return copysign{f}(e / (e + 2.0{f}), x);",
+            "}",
+        ]
+    )  # fmt: skip
+
+
+_TANH_C = "\n".join(
+    [
+        _tanh_c("double", "20.0", "1.4426950408889634", "1.90821492927058770002e-10", "6.93147180369123816490e-01", 13),
+        _tanh_c("float", "10.0f", "1.44269504f", "-1.90465430e-09f", "6.93147182e-01f", 7),
+        "#define sg_tanh(x) _Generic((x), float: sg_tanh_f32, default: sg_tanh_f64)(x)",
+    ]
+)  # fmt: skip
 _unary(
     "tanh", "Tanh", sympy.tanh, lambda x, ans: _one_minus_square(ans),
     c="sg_tanh({0})", cuda="tanh({0})", simd=False, c_function=_TANH_C,
