@@ -355,35 +355,62 @@ class _Printer:
     def _lanes_outer_sum_function(self) -> str:
         """Define (once) and name the batch-summed outer product of a block.
 
-        b's lanes are turned point-major into bt, then _SUM_VECTORS vectors of a row of acc
-        stay in registers over the points.
+        b's lanes are turned point-major into bt. Tiles of acc (rows x vectors) are summed in
+        registers over the block's points, each vector of bt read once for all of a tile's
+        rows: 2 x 4 vectors, then 4 x 2 and 8 x 1 for the last columns, so that every tile has
+        8 independent sums (one vector of 4 columns, one row at a time, waited on its FMA's
+        latency: half the H = 20 loss gradient's outer-sum time). Fewer than a vector's
+        columns left are dot products over the points.
         """
         name = "lanes_outer_sum"
         if name in self.functions:
             return name
         real, lanes, width = self.real, self.lanes, self.vector
-        chunk = width * _SUM_VECTORS
-        vectors = range(_SUM_VECTORS)
-        row = "acc + r * q + c0"
-        sums = ", ".join(f"s{j} = load_lanes({row} + {j * width})" for j in vectors)
-        adds = " ".join(f"s{j} += v * load_lanes(bt + p * q + c0 + {j * width});" for j in vectors)
-        stores = " ".join(f"store_lanes({row} + {j * width}, s{j});" for j in vectors)
-        self.functions[name] = "\n".join(
-            [
-                f"static NOINLINE void {name}({real} *restrict acc, const {real} *restrict a, int ai, int ap, "
-                f"const {real} *restrict b, int bi, int bp, {real} *restrict bt, int k, int q, int nb, {real} sign)",
-                "{",
-                f"    for (int c = 0; c < q; c++) for (int p = 0; p < {lanes}; p++) bt[p * q + c] = b[c * bi + p * bp];",
-                "    for (int r = 0; r < k; r++) {",
-                "        int c0 = 0;",
-                f"        for (; c0 + {chunk} <= q; c0 += {chunk}) {{ lanes_t {sums}; for (int p = 0; p < nb; p++) "
-                f"{{ {real} v = sign * a[r * ai + p * ap]; {adds} }} {stores} }}",
-                f"        for (int p = 0; p < nb; p++) {{ {real} v = sign * a[r * ai + p * ap]; "
-                "for (int c = c0; c < q; c++) acc[r * q + c] += v * bt[p * q + c]; }",
-                "    }",
-                "}",
-            ]
-        )
+
+        def tile(rows: int, count: int) -> str:  # rows r.. x ``count`` vectors from c0, over the points
+            cells = [(i, j) for i in range(rows) for j in range(count)]
+            sums = ", ".join(f"s{i}_{j} = {{0}}" for i, j in cells)
+            reads = " ".join(
+                f"lanes_t b{j} = load_lanes(bt + p * q + c0 + {j * width});" for j in range(count)
+            )
+            a_reads = " ".join(f"{real} v{i} = a[(r + {i}) * ai + p * ap];" for i in range(rows))
+            adds = " ".join(f"s{i}_{j} += v{i} * b{j};" for i, j in cells)
+            stores = " ".join(
+                f"store_lanes(acc + (r + {i}) * q + c0 + {j * width}, "
+                f"load_lanes(acc + (r + {i}) * q + c0 + {j * width}) + sign * s{i}_{j});"
+                for i, j in cells
+            )
+            return (
+                f"{{ lanes_t {sums}; for (int p = 0; p < nb; p++) {{ {reads} {a_reads} {adds} }} {stores} }}"
+            )
+
+        def run(count: int, guard: str) -> str:  # ``count`` vectors of columns from c0, every row
+            rows = _LANE_SUMS_OUTER // count
+            return (
+                f"    {guard} {{ int r = 0; for (; r + {rows} <= k; r += {rows}) {tile(rows, count)} "
+                f"for (; r < k; r++) {tile(1, count)} c0 += {count * width}; }}"
+            )
+
+        lines = [
+            f"static NOINLINE void {name}({real} *restrict acc, const {real} *restrict a, int ai, int ap, "
+            f"const {real} *restrict b, int bi, int bp, {real} *restrict bt, int k, int q, int nb, {real} sign)",
+            "{",
+            f"    for (int c = 0; c < q; c++) for (int p = 0; p < {lanes}; p++) bt[p * q + c] = b[c * bi + p * bp];",
+            "    int c0 = 0;",
+            run(_SUM_VECTORS, f"while (c0 + {_SUM_VECTORS * width} <= q)"),
+        ]
+        count = _SUM_VECTORS  # the columns left, in halving runs of whole vectors (20 = 16 + 4)
+        while count > 1:
+            count //= 2
+            lines.append(run(count, f"if (c0 + {count * width} <= q)"))
+        lines += [
+            "    for (int r = 0; r < k; r++) for (int c = c0; c < q; c++) {",
+            f"        {real} s = 0; for (int p = 0; p < nb; p++) s += a[r * ai + p * ap] * b[c * bi + p * bp];",
+            "        acc[r * q + c] += sign * s;",
+            "    }",
+            "}",
+        ]
+        self.functions[name] = "\n".join(lines)
         return name
 
     # ----- one node -----
@@ -793,7 +820,10 @@ _LANES = (8, 4)  # points per block, the most that fit in _BLOCK_BYTES (2 would 
 # a block's arrays (measured: the H = 64 Burgers loss gradient is faster in 8 lanes than 2)
 _BLOCK_BYTES = 2048 * 1024
 _VECTOR_BYTES = 32  # one AVX register (two NEON registers)
-_SUM_VECTORS = 4  # vectors of a row of a batch-summed outer product kept in registers
+# a tile of a batch-summed outer product kept in registers: up to _SUM_VECTORS vectors of a row's
+# columns, as many rows as make _LANE_SUMS_OUTER sums (with the vectors of b and one of a: 13 of
+# AVX2's 16 registers)
+_SUM_VECTORS, _LANE_SUMS_OUTER = 4, 8
 # vectors of results of a blocked product summed together: with the vectors of a and the
 # weight they fill 15 of AVX2's 16 registers (measured, 32 x 32 on 8 lanes: 12 sums 16-20 GFMA/s
 # against 11-15 for 8, whose reads the compiler folded into the FMAs)

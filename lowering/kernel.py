@@ -34,6 +34,7 @@ class Kernel:
         self.backend = backend.name
         self._backend = backend
         self._args = list(args)
+        self._batches: dict[tuple, tuple[int, ...]] = {}  # argument shapes -> their batch shape
         self._outputs = list(outputs)
         self.reductions = list(reductions) if reductions is not None else [None] * len(self._outputs)
         for r in self.reductions:
@@ -71,8 +72,15 @@ class Kernel:
                 f"kernel takes {len(self._args)} arrays ({', '.join(self.arg_names)}), got {len(arrays)}"
             )
         backend = self._backend
-        values = [self._conform(name, var, a) for name, var, a in zip(self.arg_names, self._args, arrays)]
-        batch = self._batch_shape(values)
+        values = [
+            self._conform(name, var, a) for name, var, a in zip(self._program.arg_names, self._args, arrays)
+        ]
+        shapes = tuple(v.shape for v in values)
+        batch = self._batches.get(shapes)
+        if batch is None:
+            if len(self._batches) >= 64:  # shapes that keep changing: start afresh
+                self._batches.clear()
+            batch = self._batches[shapes] = self._batch_shape(values)
         with self._warnings_named():
             if backend.chunked and self.chunk and math.prod(batch) > self.chunk:
                 out = self._chunked(values, batch)
@@ -85,8 +93,10 @@ class Kernel:
             # a weakly typed result (a Python number) takes the dtype of the float inputs; a typed one
             # keeps its own (raised to the data's precision), even where weakly typed arrays (broadcast
             # numbers) were computed in float64
-            value = backend.asarray_like(value, like if node.dtype is None else None)
-            got = _numpy_dtype(value)
+            native = type(value) is backend.native_array  # taken as it is unless a weak type must follow
+            if not native or (node.dtype is None and like is not None and value.dtype != like.dtype):
+                value = backend.asarray_like(value, like if node.dtype is None else None)
+            got = value.dtype if type(value) is np.ndarray else _numpy_dtype(value)
             # (never "got in (None, ...)": np.dtype("float64") == None is True)
             if (
                 node.dtype is not None
@@ -200,8 +210,11 @@ class Kernel:
                     f"(optionally with leading batch axes), got {tuple(value.shape)}"
                 )
             leading.append(tuple(value.shape[: value.ndim - rank]))
+        distinct = set(leading) - {()}
+        if len(distinct) <= 1:  # the common case, without NumPy's general rule
+            return distinct.pop() if distinct else ()
         try:
-            return tuple(np.broadcast_shapes(*leading)) if leading else ()
+            return tuple(np.broadcast_shapes(*leading))
         except ValueError:
             raise OpError(f"kernel arguments have batch shapes {leading} that do not broadcast") from None
 

@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from lowering import kernel_cache
-from lowering.c_source import PointProgram, point_inputs, print_point_program
+from lowering.c_source import PointProgram, print_point_program
+from lowering.call_plan import CallPlan
 from lowering.printer import FUNCTION, Program, argument_names
 from symgrad.core.graph import Node, Var
 from symgrad.core.registry import OPS
@@ -53,6 +54,7 @@ _VECTOR_MATH_DECLARATIONS = "\n".join(
     + [f"SYMGRAD_SIMD double {f}({', '.join(['double'] * n)});" for f, n in sorted(VECTOR_MATH.items())]
 )
 _FEW_POINTS = 4096  # below this many points a call broadcasts shared values rather than compile a variant
+_PLANS_KEPT = 64  # call layouts kept per kernel (one per argument signature)
 _loaded: dict[str, Callable] = {}  # source key -> the loaded ``compute`` function
 _vector_math: bool | None = None
 _openmp_pid: int | None = None  # the process that first ran a C kernel (OpenMP's thread pool lives there)
@@ -187,6 +189,7 @@ class NativeFunction:
         self.point = print_point_program(self.outputs, self.args, self.reductions, shared=self.shared)
         self._compiled = {(self.point.real, self.shared): (self.point, load_library(self.point.source))}
         self._numpy: tuple | None = None  # the NumPy program, built in a forked child
+        self._plans: dict[tuple, CallPlan] = {}  # argument shapes and dtypes -> how a call lays them out
 
     @property
     def program(self) -> Program:
@@ -216,28 +219,20 @@ class NativeFunction:
         if _openmp_pid is not None and _openmp_pid != os.getpid():
             return self._forked(values, batch)
         _openmp_pid = os.getpid()
-        n = math.prod(batch)
-        point, shared, compute = self._variant(values, n)
-        real = np.dtype(np.float32 if point.real == "float" else np.float64)
-        laid_out = point_inputs(np, self.args, values, batch, real, shared)
-        inputs = [array for array, _ in laid_out]
-        strides = np.array([stride for _, stride in laid_out] + [0], dtype=np.int64)
-        outs = [
-            np.zeros(size, dtype=real) if reduction else np.empty((n, size), dtype=real)
-            for size, reduction in zip(point.sizes_out, self.reductions)
-        ]
-        if n and compute(n, _pointers(inputs), strides.ctypes.data, _pointers(outs)):
+        signature = tuple((v.shape, v.dtype) for v in values)
+        plan = self._plans.get(signature)
+        if plan is None:
+            if len(self._plans) >= _PLANS_KEPT:  # a caller whose shapes keep changing: start afresh
+                self._plans.clear()
+            point, shared, compute = self._variant(values, math.prod(batch))
+            plan = CallPlan(compute, point, self.args, self.outputs, self.reductions, values, batch, shared)
+            self._plans[signature] = plan
+        results = plan(values)
+        if isinstance(results, int):
             raise MemoryError(
-                f"symgrad: the C kernel could not allocate its working memory for {n} points "
-                f"({point.scratch_bytes} bytes of scratch per thread); use fewer threads or the numpy backend"
+                f"symgrad: the C kernel could not allocate its working memory for {plan.n} points "
+                f"({plan.point.scratch_bytes} bytes of scratch per thread); use fewer threads or the numpy backend"
             )
-        results = []
-        for node, out, reduction in zip(self.outputs, outs, self.reductions):
-            value = out.reshape(node.shape if reduction else batch + node.shape)
-            if node.dtype is not None:  # bool and int outputs keep their dtype; floats promote with real
-                target = np.promote_types(node.dtype, real) if node.dtype.kind == "f" else node.dtype
-                value = value if value.dtype == target else value.astype(target)
-            results.append(value)
         return results
 
     def _forked(self, values, batch):
@@ -255,8 +250,3 @@ class NativeFunction:
             self._numpy = BACKENDS["numpy"].build(self.outputs, self.args, self.reductions)
         program, function = self._numpy
         return function(*values, program.consts, batch)
-
-
-def _pointers(arrays: list[np.ndarray]):
-    """A C array of the arrays' data pointers (kept alive by the caller's list)."""
-    return (ctypes.c_void_p * max(1, len(arrays)))(*[a.ctypes.data for a in arrays])

@@ -99,6 +99,53 @@ def test_batch_sums_of_differences_of_outer_products(rng):
     assert_same([g1 - g2, -g1], [x, w], [rng.normal(size=(13, 3)), w.asnumpy()], reduce=["sum", "mean"])
 
 
+# (rows, columns) of a weight gradient: every column run of the outer-sum tiles (4, 2 and 1
+# vectors of columns over 2, 4 and 8 rows), rows left over after each, and columns fewer than a vector
+OUTER_SUM_SHAPES = [(9, 31), (2, 20), (20, 1), (5, 12), (3, 4), (17, 3)]
+
+
+@pytest.mark.parametrize(("rows", "columns"), OUTER_SUM_SHAPES)
+def test_batch_summed_outer_products_of_every_tile_shape(rows, columns, rng):
+    """13 points: one whole block of 8, a part block; the sums are the weight gradient's."""
+    x = symgrad.placeholder("x", (rows,))
+    w = symgrad.Parameter(symgrad.Tensor(rng.normal(size=(rows, columns))), name="w")
+    gradient = ops.grad(lambda x, w: ops.tanh(ops.matmul(x, w)).sum(), 1)(x, w)
+    points = rng.normal(size=(13, rows))
+    (got,) = symgrad.kernel([gradient], [x, w], backend="c", reduce="sum")(points, w.asnumpy())
+    derivative = 1 - np.tanh(points @ w.asnumpy()) ** 2
+    np.testing.assert_allclose(got, points.T @ derivative, rtol=1e-13, atol=1e-13)
+
+
+def test_repeated_calls_reuse_their_layout_and_see_new_values(rng):
+    """A call signature's layout is worked out once; each call still reads the values it is
+    given, and returns arrays that later calls do not overwrite."""
+    x, t = symgrad.placeholder("x", (2,)), symgrad.placeholder("t")
+    w = symgrad.Parameter(symgrad.Tensor(rng.normal(size=(2, 5))), name="w")
+    b = symgrad.Parameter(symgrad.Tensor(rng.normal(size=(5,))), name="b")
+    u = lambda x, t, w, b: ops.tanh(ops.matmul(x, w) + b * t).sum()  # noqa: E731
+    outputs = [u(x, t, w, b), *ops.grad(u, (2, 3))(x, t, w, b), u(x, t, w, b)]
+    reduce = ["mean", "sum", "sum", None]
+    kernel = symgrad.kernel(outputs, [x, t, w, b], backend="c", reduce=reduce)
+    reference = symgrad.kernel(outputs, [x, t, w, b], reduce=reduce)
+    points, times = rng.normal(size=(21, 2)), rng.normal(size=21)
+    first_weights = [rng.normal(size=(2, 5)), rng.normal(size=5)]
+    first = kernel(points, times, *first_weights)
+    kept = [a.copy() for a in first]
+    calls = [
+        (points, times, rng.normal(size=(2, 5)), rng.normal(size=5)),  # new weights, same signature
+        (points, times, *first_weights),
+        (points[::2], times[::2], *first_weights),  # strided views
+        (points.astype(np.float32), np.float32(0.5), *first_weights),  # a shared time, float32 points
+    ]
+    for values in calls:
+        for got, want in zip(kernel(*values), reference(*values)):
+            assert got.shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+    for before, now in zip(kept, first):
+        assert np.array_equal(before, now)
+    assert len(kernel._fn._plans) == 3
+
+
 def _tanh_inputs(rng) -> np.ndarray:
     specials = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-310, -1e-310, 5e-324, 19.0, 20.0, 21.0, -710.0]
     tiny = np.ldexp(rng.uniform(-1, 1, 3000), -rng.integers(0, 60, 3000))
