@@ -63,8 +63,8 @@ class CallPlan:
             for k, var in enumerate(args)
             if offsets.get(k) is None
         ]
-        self.strides = np.array([0 if k in offsets else math.prod(a.shape) for k, a in enumerate(args)] + [0])
-        self.strides = self.strides.astype(np.int64)
+        strides = [0 if k in offsets else math.prod(var.shape) for k, var in enumerate(args)]
+        self.strides = np.array(strides + [0], dtype=np.int64)  # elements from one point to the next
         self.sums_size = 0
         self.layout: list[tuple[int | None, int]] = []  # (offset in the sums, or None: per point; size)
         for size, reduction in zip(point.sizes_out, reductions):
