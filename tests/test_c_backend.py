@@ -99,8 +99,8 @@ def test_batch_sums_of_differences_of_outer_products(rng):
     assert_same([g1 - g2, -g1], [x, w], [rng.normal(size=(13, 3)), w.asnumpy()], reduce=["sum", "mean"])
 
 
-# (rows, columns) of a weight gradient: every column run of the outer-sum tiles (4, 2 and 1
-# vectors of columns over 2, 4 and 8 rows), rows left over after each, and columns fewer than a vector
+# (rows, columns) of a weight gradient: both column runs of the outer-sum tiles (4 vectors over 2
+# rows, 1 vector over 8 rows), rows left over after each, and columns fewer than a vector
 OUTER_SUM_SHAPES = [(9, 31), (2, 20), (20, 1), (5, 12), (3, 4), (17, 3)]
 
 
