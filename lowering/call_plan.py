@@ -46,7 +46,6 @@ class CallPlan:
         self.compute = compute
         self.point = point
         self.real = np.dtype(np.float32 if point.real == "float" else np.float64)
-        self.batch = batch
         self.n = math.prod(batch)
         self.packed = [
             k for k, (var, v) in enumerate(zip(args, values)) if v.ndim == var.ndim and k in shared

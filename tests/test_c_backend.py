@@ -105,15 +105,19 @@ OUTER_SUM_SHAPES = [(9, 31), (2, 20), (20, 1), (5, 12), (3, 4), (17, 3)]
 
 
 @pytest.mark.parametrize(("rows", "columns"), OUTER_SUM_SHAPES)
-def test_batch_summed_outer_products_of_every_tile_shape(rows, columns, rng):
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])  # vectors of 4 and of 8 values
+def test_batch_summed_outer_products_of_every_tile_shape(rows, columns, dtype, rng):
     """13 points: one whole block of 8, a part block; the sums are the weight gradient's."""
-    x = symgrad.placeholder("x", (rows,))
-    w = symgrad.Parameter(symgrad.Tensor(rng.normal(size=(rows, columns))), name="w")
+    x = symgrad.placeholder("x", (rows,), dtype=dtype)
+    w = symgrad.Parameter(symgrad.Tensor(rng.normal(size=(rows, columns)).astype(dtype)), name="w")
     gradient = ops.grad(lambda x, w: ops.tanh(ops.matmul(x, w)).sum(), 1)(x, w)
-    points = rng.normal(size=(13, rows))
+    points = rng.normal(size=(13, rows)).astype(dtype)
     (got,) = symgrad.kernel([gradient], [x, w], backend="c", reduce="sum")(points, w.asnumpy())
-    derivative = 1 - np.tanh(points @ w.asnumpy()) ** 2
-    np.testing.assert_allclose(got, points.T @ derivative, rtol=1e-13, atol=1e-13)
+    assert got.dtype == dtype
+    wide = points.astype(np.float64)
+    derivative = 1 - np.tanh(wide @ w.asnumpy().astype(np.float64)) ** 2
+    tolerance = 1e-13 if dtype == np.float64 else 2e-5
+    np.testing.assert_allclose(got, wide.T @ derivative, rtol=tolerance, atol=tolerance)
 
 
 def test_repeated_calls_reuse_their_layout_and_see_new_values(rng):
