@@ -399,9 +399,7 @@ class _Printer:
             f"    for (int c = 0; c < q; c++) for (int p = 0; p < {lanes}; p++) bt[p * q + c] = b[c * bi + p * bp];",
             "    int c0 = 0;",
             run(_SUM_VECTORS, f"while (c0 + {_SUM_VECTORS * width} <= q)"),
-        ]
-        lines.append(run(1, f"while (c0 + {width} <= q)"))  # the columns left, a vector at a time
-        lines += [
+            run(1, f"while (c0 + {width} <= q)"),  # the columns left, a vector at a time
             "    for (int r = 0; r < k; r++) for (int c = c0; c < q; c++) {",
             f"        {real} s = 0; for (int p = 0; p < nb; p++) s += a[r * ai + p * ap] * b[c * bi + p * bp];",
             "        acc[r * q + c] += sign * s;",
@@ -790,20 +788,18 @@ class _Printer:
         return name
 
 
-def point_inputs(
-    xp, args: Sequence[Var], values, batch: tuple, real: np.dtype, shared: frozenset[int] | None = None
-) -> list[tuple]:
-    """Each argument as ``(contiguous array, stride)`` in the per-point calling convention.
+def point_inputs(xp, args: Sequence[Var], values, batch: tuple, real: np.dtype) -> list[tuple]:
+    """Each argument as ``(contiguous array, stride)`` in the per-point calling convention
+    (the CUDA kernels'; the C ones lay out their calls with :class:`lowering.call_plan.CallPlan`).
 
-    A value without batch axes (a weight) is shared by every point (stride 0), unless
-    ``shared`` is given and does not list it; other values are broadcast to ``batch`` and
-    laid out one point after another.
+    A value without batch axes (a weight) is shared by every point (stride 0); other values
+    are broadcast to ``batch`` and laid out one point after another.
     """
     n = math.prod(batch)
     laid_out = []
-    for k, (var, value) in enumerate(zip(args, values)):
+    for var, value in zip(args, values):
         size = _size(var)
-        if value.ndim == var.ndim and (shared is None or k in shared):
+        if value.ndim == var.ndim:
             laid_out.append((xp.ascontiguousarray(value, dtype=real).reshape(-1), 0))
         else:
             full = xp.broadcast_to(value, batch + var.shape).reshape((n, size))

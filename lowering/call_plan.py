@@ -64,6 +64,7 @@ class CallPlan:
         ]
         strides = [0 if k in offsets else math.prod(var.shape) for k, var in enumerate(args)]
         self.strides = np.array(strides + [0], dtype=np.int64)  # elements from one point to the next
+        self.strides_address = self.strides.ctypes.data  # (the array lives as long as the plan)
         self.sums_size = 0
         self.layout: list[tuple[int | None, int]] = []  # (offset in the sums, or None: per point; size)
         for size, reduction in zip(point.sizes_out, reductions):
@@ -98,9 +99,7 @@ class CallPlan:
                 next(outs).ctypes.data if offset is None else sums_base + offset * real.itemsize
                 for offset, _ in self.layout
             ]
-            status = self.compute(
-                n, _address_array(inputs), self.strides.ctypes.data, _address_array(addresses)
-            )
+            status = self.compute(n, _address_array(inputs), self.strides_address, _address_array(addresses))
             if status:
                 return status
         results = []

@@ -34,7 +34,6 @@ class Kernel:
         self.backend = backend.name
         self._backend = backend
         self._args = list(args)
-        self._batches: dict[tuple, tuple[int, ...]] = {}  # argument shapes -> their batch shape
         self._outputs = list(outputs)
         self.reductions = list(reductions) if reductions is not None else [None] * len(self._outputs)
         for r in self.reductions:
@@ -75,12 +74,7 @@ class Kernel:
         values = [
             self._conform(name, var, a) for name, var, a in zip(self._program.arg_names, self._args, arrays)
         ]
-        shapes = tuple(v.shape for v in values)
-        batch = self._batches.get(shapes)
-        if batch is None:
-            if len(self._batches) >= 64:  # shapes that keep changing: start afresh
-                self._batches.clear()
-            batch = self._batches[shapes] = self._batch_shape(values)
+        batch = self._batch_shape(values)
         with self._warnings_named():
             if backend.chunked and self.chunk and math.prod(batch) > self.chunk:
                 out = self._chunked(values, batch)
