@@ -7,40 +7,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from symgrad import ops
 from symgrad.autodiff.api import grad
-from symgrad.parameter import Parameter, ParameterTuple, unflatten
+from symgrad.pinn.networks import MLP
 from symgrad.tensor import Tensor
 
 
-class PointMLP:
-    """u(x, t): a tanh MLP on one point, ``a_next = tanh(a @ W + b)``, linear output.
+class PointMLP(MLP):
+    """u(x, t): a tanh MLP on one point, ``a_next = tanh(a @ W + b)``, linear output (the
+    :class:`symgrad.pinn.MLP` of the benchmarks and the shared PINN reference data).
 
-    Weights are Parameters ``W1, b1, ..., Wn, bn`` with ``W`` of shape (in, out), the
-    layout of the shared PINN reference data.
+    Weights are Parameters ``W1, b1, ..., Wn, bn`` with ``W`` of shape (in, out), Glorot-uniform.
     """
 
     def __init__(self, layer_sizes: Sequence[int], seed: int = 0, dtype=np.float64):
-        rng = np.random.default_rng(seed)
-        self.layer_sizes = list(layer_sizes)
-        params = []
-        for k, (n_in, n_out) in enumerate(zip(layer_sizes[:-1], layer_sizes[1:]), start=1):
-            bound = math.sqrt(6 / (n_in + n_out))
-            params.append(Parameter(rng.uniform(-bound, bound, (n_in, n_out)).astype(dtype), name=f"W{k}"))
-            params.append(Parameter(np.zeros(n_out, dtype), name=f"b{k}"))
-        self.params = ParameterTuple(params)
-
-    def set_flat(self, theta: np.ndarray) -> None:
-        """Load all weights from one vector (W1 row-major, b1, W2, ...)."""
-        unflatten(self.params, theta)
-
-    def __call__(self, x: Tensor, t: Tensor) -> Tensor:
-        a = ops.stack([x, t])
-        pairs = list(zip(self.params[::2], self.params[1::2]))
-        for W, b in pairs[:-1]:
-            a = ops.tanh(ops.matmul(a, W) + b)
-        W, b = pairs[-1]
-        return (ops.matmul(a, W) + b)[0]
+        super().__init__(layer_sizes, "tanh", seed=seed, dtype=dtype)
 
 
 def burgers_terms(net: PointMLP, x: Tensor, t: Tensor, nu: float = 0.01 / math.pi) -> dict[str, Tensor]:

@@ -36,6 +36,14 @@ class Parameter(Tensor):
         self._data = new
         return self
 
+    def assign(self, array: np.ndarray) -> None:
+        """Take ``array`` as the new value without copying it (the training loops' fast path): it must
+        have this Parameter's shape and dtype, and nobody may write into it afterwards."""
+        if type(array) is not np.ndarray or array.shape != self._data.shape or array.dtype != self._data.dtype:
+            self.set_data(array)  # converts, or says what is wrong
+            return
+        self._data = array
+
     def __setitem__(self, index, value) -> None:
         """``w[index] = value`` writes into the weight's value, as MindSpore does (not a
         differentiable step); tensors built earlier keep the old value."""
@@ -89,4 +97,4 @@ def unflatten(params, theta: np.ndarray) -> None:
     if sum(sizes) != theta.size:
         raise ValueError(f"unflatten: the parameters hold {sum(sizes)} values, got {theta.size}")
     for p, start, size in zip(params, np.cumsum([0, *sizes]), sizes):
-        p.set_data(theta[start : start + size].reshape(p.shape))
+        p.assign(theta[start : start + size].reshape(p.shape).astype(p._data.dtype))

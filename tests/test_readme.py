@@ -20,7 +20,7 @@ def python_blocks() -> list[str]:
 
 def test_readme_examples_run_and_print_the_documented_values():
     blocks = python_blocks()
-    assert len(blocks) == 5
+    assert len(blocks) == 6
     printed = io.StringIO()
     namespace: dict = {}  # blocks run in order, as a reader would paste them
     with contextlib.redirect_stdout(printed):
@@ -30,6 +30,12 @@ def test_readme_examples_run_and_print_the_documented_values():
     assert "z*(y1 + y2 + y3)" in text and "4.5099998" in text and "def compute(x, _c, _batch):" in text
     assert "yours (expected=)   1.52e+00" in text and "verdict: 1 comparison(s) FAILED" in text
     assert namespace["history"][-1] < namespace["history"][0]  # the PINN snippet trains
+    equations, terms = namespace["equations"], namespace["terms"]  # the system with a coefficient
+    assert (
+        equations.term_names == ["stokes[0]", "stokes[1]", "stokes[2]"] and equations.params[-1].name == "nu"
+    )
+    loss, grads = equations(*terms[0][1])
+    assert np.isfinite(loss) and len(grads) == 7 and terms[1][1].shape == (4, 128)
 
 
 def test_mindspore_import_paths():

@@ -1,32 +1,53 @@
 """Physics-informed networks: losses compiled to kernels, optimizers, domains, reference problems.
 
-- :mod:`symgrad.pinn.training`: ``ResidualLoss`` (``backend="auto"``: NumPy at once, C compiled in
-  the background), ``laplacian``, Adam ``train``, checkpoints and plots; ``derivatives`` (u_x, u_xx,
-  u_xxx.. by Taylor mode) comes from :mod:`symgrad.autodiff.taylor`.
+- :mod:`symgrad.pinn.networks`: ``MLP`` and ``ResidualMLP`` of any inputs and outputs, Fourier and
+  periodic input embeddings; any ``nn.Cell`` or function with Parameters is a network too.
+- :mod:`symgrad.pinn.residual_loss`: ``ResidualLoss`` (one term, or one per component of a system;
+  ``backend="auto"``: NumPy at once, C compiled in the background), ``laplacian``, ``predict``;
+  ``derivatives`` (u_x, u_xx, u_xxx.. by Taylor mode) comes from :mod:`symgrad.autodiff.taylor`.
+- :mod:`symgrad.pinn.training`: Adam ``train`` with wall-time caps, early stops, callbacks and a
+  non-finite guard; :mod:`symgrad.pinn.checkpoints` (atomic) and :mod:`symgrad.pinn.plots`.
 - :mod:`symgrad.pinn.lbfgs`: L-BFGS by SciPy's L-BFGS-B on the flat weights.
+- :mod:`symgrad.pinn.conditions`: Dirichlet, Neumann, Robin (outward normals), periodic, initial and
+  observation terms, each a ``Condition`` with ``loss(params)``.
 - :mod:`symgrad.pinn.geometry`: intervals, boxes, disks, space x time; uniform, LHS, Sobol', Halton points.
-- :mod:`symgrad.pinn.problems`: Burgers, Poisson (2-D, d-D), heat, KdV, beam, with exact solutions.
+- :mod:`symgrad.pinn.problems`: Burgers, Poisson (2-D, d-D), heat, KdV, Kovasznay (a
+  system), beam, with exact solutions.
 - :mod:`symgrad.pinn.adaptive`: residual-based refinement, hard constraints.
 - :mod:`symgrad.pinn.distributed`: loss and gradient over Dask arrays (one machine or a cluster).
 """
 
 from symgrad.autodiff.taylor import derivatives
+from symgrad.optim import Adam
 from symgrad.pinn.adaptive import hard_constraint, refine
+from symgrad.pinn.checkpoints import load_checkpoint, save_checkpoint
+from symgrad.pinn.conditions import Condition, dirichlet, initial, neumann, observations, periodic, robin
 from symgrad.pinn.geometry import Box, Disk, Interval, Rectangle, SpaceTime
 from symgrad.pinn.lbfgs import LbfgsResult, flatten, lbfgs, unflatten
-from symgrad.pinn.problems import Beam, Burgers, Condition, Heat, KdV, Poisson2D, PoissonND, Problem
-from symgrad.pinn.training import (
-    Adam,
-    ResidualLoss,
-    fast_backend,
-    laplacian,
-    load_checkpoint,
-    plot_solution,
-    save_checkpoint,
-    train,
-)
+from symgrad.pinn.networks import MLP, FourierFeatures, PeriodicEmbedding, ResidualMLP, parameters_of
+from symgrad.pinn.plots import plot_solution
+from symgrad.pinn.problems import Beam, Burgers, Heat, KdV, Kovasznay, Poisson2D, PoissonND, Problem
+from symgrad.pinn.residual_loss import ResidualLoss, fast_backend, laplacian, predict
+from symgrad.pinn.training import History, NonFiniteLoss, TrainState, every, train
 
 __all__ = [
+    "Kovasznay",
+    "robin",
+    "periodic",
+    "observations",
+    "neumann",
+    "initial",
+    "dirichlet",
+    "every",
+    "TrainState",
+    "NonFiniteLoss",
+    "History",
+    "predict",
+    "parameters_of",
+    "PeriodicEmbedding",
+    "FourierFeatures",
+    "ResidualMLP",
+    "MLP",
     "Adam",
     "Beam",
     "Box",

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from symgrad.pinn.training import ResidualLoss
+from symgrad.pinn.residual_loss import ResidualLoss
 
 
 def _block_sums(kernel, weights: list[np.ndarray], *block: np.ndarray) -> np.ndarray:

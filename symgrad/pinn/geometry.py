@@ -9,17 +9,37 @@ generators are well kept, so symgrad does not write its own).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 METHODS = ("uniform", "lhs", "sobol", "halton")
 
 
+def finite_numbers(where: str, **values) -> None:
+    """Raise a ValueError naming each argument that is not a finite number (or array of them)."""
+    for name, value in values.items():
+        array = np.asarray(value, dtype=object)
+        ok = array.size > 0 and all(
+            isinstance(v, int | float | np.integer | np.floating)
+            and not isinstance(v, bool)
+            and math.isfinite(v)
+            for v in array.ravel()
+        )
+        if not ok:
+            raise ValueError(f"{where}: {name} must be finite (a number, or numbers), got {value!r}")
+
+
+def check_count(n) -> None:
+    if not isinstance(n, int | np.integer) or isinstance(n, bool) or n < 0:
+        raise ValueError(f"point count must be a whole number >= 0, got {n!r}")
+
+
 def unit_cube(n: int, dim: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
     """``n`` points in [0, 1)^dim, shape (n, dim)."""
-    if n < 0 or dim < 1:
-        raise ValueError(f"unit_cube: need n >= 0 and dim >= 1, got n={n}, dim={dim}")
+    check_count(n)
+    if dim < 1:
+        raise ValueError(f"unit_cube: need dim >= 1, got dim={dim}")
     if method == "uniform":
         return np.random.default_rng(seed).uniform(0, 1, (n, dim))
     if method not in METHODS:
@@ -41,6 +61,7 @@ class Box:
     """The box ``[lows[i], highs[i]]`` in any dimension (an interval, a rectangle, ...)."""
 
     def __init__(self, lows: Sequence[float], highs: Sequence[float]):
+        finite_numbers("Box", lows=lows, highs=highs)
         self.lows, self.highs = np.asarray(lows, float), np.asarray(highs, float)
         if self.lows.shape != self.highs.shape or self.lows.ndim != 1 or np.any(self.lows >= self.highs):
             raise ValueError(f"Box: need lows < highs of one length, got {lows} and {highs}")
@@ -52,6 +73,7 @@ class Box:
 
     def boundary(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
         """``n`` points on the faces, each face getting points in proportion to its area, shape (dim, n)."""
+        check_count(n)
         if self.dim == 1:
             return np.resize([self.lows[0], self.highs[0]], n)[None, :]
         extent = self.highs - self.lows
@@ -66,6 +88,26 @@ class Box:
     def contains(self, points: np.ndarray) -> np.ndarray:
         p = np.asarray(points).T
         return np.all((p >= self.lows - 1e-12) & (p <= self.highs + 1e-12), axis=-1)
+
+    def normals(self, points: np.ndarray) -> np.ndarray:
+        """Outward unit normals at boundary ``points`` (dim, n), shape (dim, n); at an edge or a corner,
+        the normal of the face the point is nearest to (the first such axis on a tie)."""
+        p = _on_boundary_rows(points, self.dim, "Box.normals")
+        gaps = np.concatenate([p - self.lows[:, None], self.highs[:, None] - p])  # (2 dim, n)
+        face = np.argmin(np.abs(gaps), axis=0)
+        normals = np.zeros_like(p)
+        normals[face % self.dim, np.arange(p.shape[1])] = np.where(face < self.dim, -1.0, 1.0)
+        return normals
+
+    def face(self, axis: int, side: str) -> Callable[..., np.ndarray]:
+        """A predicate on coordinates, true on the face ``axis`` at ``side`` ("low" or "high"), for ``on=``."""
+        if not 0 <= axis < self.dim or side not in ("low", "high"):
+            raise ValueError(
+                f"Box.face: axis must be in 0..{self.dim - 1} and side 'low' or 'high', got {axis}, {side!r}"
+            )
+        value = self.lows[axis] if side == "low" else self.highs[axis]
+        scale = 1e-9 * max(1.0, abs(value))
+        return lambda *xs: np.abs(np.asarray(xs[axis]) - value) <= scale
 
 
 def Interval(lo: float, hi: float) -> Box:  # noqa: N802 - reads like the class it returns
@@ -86,6 +128,7 @@ class Disk:
     dim = 2
 
     def __init__(self, center: Sequence[float], radius: float):
+        finite_numbers("Disk", center=center, radius=radius)
         self.center, self.radius = np.asarray(center, float), float(radius)
         if self.center.shape != (2,) or self.radius <= 0:
             raise ValueError(f"Disk: need a 2-D center and a positive radius, got {center}, {radius}")
@@ -104,11 +147,17 @@ class Disk:
     def contains(self, points: np.ndarray) -> np.ndarray:
         return np.linalg.norm(np.asarray(points).T - self.center, axis=-1) <= self.radius + 1e-12
 
+    def normals(self, points: np.ndarray) -> np.ndarray:
+        """Outward unit normals at points on the circle, shape (2, n)."""
+        offset = _on_boundary_rows(points, 2, "Disk.normals") - self.center[:, None]
+        return offset / np.linalg.norm(offset, axis=0)
+
 
 class SpaceTime:
     """``space`` x [t0, t1]: the time coordinate is the last row of every point array."""
 
     def __init__(self, space, t0: float, t1: float):
+        finite_numbers("SpaceTime", t0=t0, t1=t1)
         if not t0 < t1:
             raise ValueError(f"SpaceTime: need t0 < t1, got {t0}, {t1}")
         self.space, self.t0, self.t1 = space, float(t0), float(t1)
@@ -135,6 +184,24 @@ class SpaceTime:
     def initial(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
         """``n`` points in space at t = t0, shape (dim + 1, n)."""
         return np.vstack([self.space.interior(n, method, seed), np.full((1, n), self.t0)])
+
+    def normals(self, points: np.ndarray) -> np.ndarray:
+        """Outward normals on the spatial boundary, shape (dim + 1, n): the space's, and 0 along time."""
+        p = _on_boundary_rows(points, self.dim, "SpaceTime.normals")
+        if not hasattr(self.space, "normals"):
+            raise TypeError(
+                f"SpaceTime.normals: the space {type(self.space).__name__} gives no outward normals"
+            )
+        return np.vstack([self.space.normals(p[:-1]), np.zeros((1, p.shape[1]))])
+
+
+def _on_boundary_rows(points, dim: int, where: str) -> np.ndarray:
+    p = np.asarray(points, float)
+    if p.ndim == 1 and dim == 1:
+        p = p[None, :]
+    if p.ndim != 2 or p.shape[0] != dim:
+        raise ValueError(f"{where}: points must be ({dim}, n), one row per coordinate, got shape {p.shape}")
+    return p
 
 
 __all__ = ["METHODS", "Box", "Disk", "Interval", "Rectangle", "SpaceTime", "unit_cube"]

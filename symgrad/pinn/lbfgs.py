@@ -1,86 +1,147 @@
 """L-BFGS on the flat weight vector, by SciPy's L-BFGS-B (an optional extra: ``pip install scipy``).
 
 SciPy's implementation is well kept and widely checked, so symgrad does not write its own: it
-only flattens the weights, sums the loss terms and their gradients, and reports progress.
+only flattens the weights, sums the loss terms and their gradients, guards against non-finite
+values, keeps BLAS off the kernels' cores, and reports progress.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from symgrad.parameter import Parameter, flatten, unflatten
-from symgrad.pinn.training import kernels_in_use, progress_bar, total_loss
+from symgrad.parameter import flatten, unflatten
+from symgrad.pinn.networks import parameters_of
+from symgrad.pinn.threads import one_pool
+from symgrad.pinn.training import (
+    NonFiniteLoss,
+    _check_limits,
+    all_finite,
+    explain_non_finite,
+    kernels_in_use,
+    progress_bar,
+    term_names,
+    term_values,
+    total_loss,
+)
 
 
 @dataclass
 class LbfgsResult:
-    """What :func:`lbfgs` did: the loss per evaluation, SciPy's result and why it stopped."""
+    """What :func:`lbfgs` did: the loss per evaluation (and each term's in ``terms``), SciPy's
+    message and why it stopped."""
 
     history: list[float] = field(default_factory=list)
+    terms: dict[str, list[float]] = field(default_factory=dict)
     iterations: int = 0
     message: str = ""
     success: bool = False
+    seconds: float = 0.0
+
+
+class _Stop(Exception):
+    """Raised from SciPy's callback to end the run at the current iterate."""
 
 
 def lbfgs(
     losses: Sequence[tuple[Callable, Sequence[np.ndarray]]],
-    params: Sequence[Parameter],
+    params,
     max_iterations: int = 5000,
-    ftol: float = 0.0,
-    gtol: float = 1e-12,
+    ftol: float = 1e-14,
+    gtol: float = 1e-9,
     history_size: int = 50,
     max_seconds: float | None = None,
     progress: bool = True,
     callback: Callable[[int, float], None] | None = None,
+    loss_tol: float | None = None,
 ) -> LbfgsResult:
-    """Minimise the sum of ``losses`` (each a ``ResidualLoss``-like callable with its points) over ``params``.
+    """Minimise the sum of ``losses`` (each a ``ResidualLoss``-like callable with its points) over ``params``
+    (Parameters, or a network).
 
-    Stops after ``max_iterations`` or ``max_seconds`` of wall time, or when the relative loss
-    decrease falls below ``ftol`` (0: never) or the largest gradient entry below ``gtol``, as
-    SciPy's L-BFGS-B does. The weights are left at the last iterate.
+    Stops after ``max_iterations`` or ``max_seconds`` of wall time, when the loss falls to ``loss_tol``,
+    when an iteration lowers the loss by less than ``ftol * max(loss, 1)`` or the largest gradient entry
+    falls below ``gtol`` (SciPy's tests), or when ``callback(iteration, loss)`` returns True. The weights are
+    left at the last iterate. A NaN or infinite loss or gradient raises :class:`NonFiniteLoss` with the
+    weights put back at the last finite evaluation.
     """
     try:
         from scipy.optimize import minimize
     except ImportError:
         raise ImportError("lbfgs uses SciPy's L-BFGS-B: pip install scipy (or 'symgrad[pinn]')") from None
-    params = list(params)
-    result = LbfgsResult()
-    deadline = None if max_seconds is None else time.perf_counter() + max_seconds
+    if not isinstance(max_iterations, int) or max_iterations < 1:
+        raise ValueError(f"lbfgs: max_iterations must be a whole number >= 1, got {max_iterations!r}")
+    _check_limits("lbfgs", max_seconds, loss_tol, None)
+    for label, value in (("ftol", ftol), ("gtol", gtol)):
+        if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+            raise ValueError(f"lbfgs: {label} must be a finite number >= 0, got {value!r}")
+    losses, params = list(losses), parameters_of(params)
+    if not losses:
+        raise ValueError("lbfgs: no loss terms; pass a list of (loss, points) pairs")
+    names = term_names(losses)
+    result = LbfgsResult(terms={name: [] for name in names})
+    started = time.perf_counter()
+    deadline = None if max_seconds is None else started + max_seconds
     bar = progress_bar(max_iterations, progress, "L-BFGS", "it")
+    last_finite = flatten(params)
+    stopped = ""
 
     def loss_and_gradient(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        nonlocal last_finite
         unflatten(params, theta)
         total, grads = total_loss(losses)
+        if not all_finite(total, grads):
+            where = f"lbfgs: evaluation {len(result.history)} (iteration {result.iterations})"
+            raise NonFiniteLoss(
+                explain_non_finite(losses, params, where)
+                + "; the weights are back at the last finite evaluation"
+            )
+        last_finite = theta.copy()
         result.history.append(total)
+        for name, value in zip(names, term_values(losses)):
+            result.terms[name].append(value)
         return total, np.concatenate([np.asarray(g, np.float64).ravel() for g in grads])
 
     def step(theta: np.ndarray) -> None:
+        nonlocal stopped
         result.iterations += 1
+        loss = result.history[-1]
         if bar is not None:
-            bar.set_postfix(loss=f"{result.history[-1]:.3e}", kernel=kernels_in_use(losses), refresh=False)
+            bar.set_postfix(loss=f"{loss:.3e}", kernel=kernels_in_use(losses), refresh=False)
             bar.update()
-        if callback is not None:
-            callback(result.iterations, result.history[-1])
-        if deadline is not None and time.perf_counter() > deadline:
+        if callback is not None and callback(result.iterations, loss) is True:
+            stopped = f"stopped by the callback at iteration {result.iterations}"
+        elif loss_tol is not None and loss <= loss_tol:
+            stopped = f"loss {loss:.3e} <= loss_tol {loss_tol:g} at iteration {result.iterations}"
+        elif deadline is not None and time.perf_counter() > deadline:
+            stopped = f"stopped after max_seconds={max_seconds} ({result.iterations} iterations)"
+        if stopped:
             raise StopIteration  # SciPy ends the run and returns this iterate
 
     options = {"maxiter": max_iterations, "maxfun": 2 * max_iterations, "ftol": ftol, "gtol": gtol}
-    done = minimize(
-        loss_and_gradient,
-        flatten(params),
-        jac=True,
-        method="L-BFGS-B",
-        callback=step,
-        options={**options, "maxcor": history_size},
-    )
+    try:
+        with one_pool():
+            done = minimize(
+                loss_and_gradient,
+                flatten(params),
+                jac=True,
+                method="L-BFGS-B",
+                callback=step,
+                options={**options, "maxcor": history_size},
+            )
+    except NonFiniteLoss:
+        unflatten(params, last_finite)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
     unflatten(params, done.x)
-    if bar is not None:
-        bar.close()
-    result.message, result.success = str(done.message), bool(done.success)
-    if deadline is not None and time.perf_counter() > deadline:
-        result.message = f"stopped after max_seconds={max_seconds} ({result.iterations} iterations)"
+    result.message, result.success = stopped or str(done.message), bool(done.success)
+    result.seconds = time.perf_counter() - started
     return result
+
+
+__all__ = ["LbfgsResult", "flatten", "lbfgs", "unflatten"]

@@ -14,6 +14,8 @@ solution as NumPy, the standard evaluation grid and ``relative_l2(prediction)`` 
 - :class:`Heat`: u_t = alpha u_xx on [0, 1] x [0, 1], u = exp(-alpha pi^2 t) sin(pi x).
 - :class:`KdV`: u_t + 6 u u_x + u_xxx = 0 (third derivative), the soliton
   u = (c/2) sech^2(sqrt(c)/2 (x - c t - x0)) on [-10, 10] x [0, 1], its values as conditions.
+- :class:`Kovasznay`: steady Navier-Stokes at Re = 20 on [-0.5, 1] x [-0.5, 1.5], a system of three
+  equations for (u, v, p) from one network of three outputs; Kovasznay's exact solution (1948).
 - :class:`Beam`: the Euler-Bernoulli cantilever u_xxxx = -1 on [0, 1] (fourth derivative),
   u(0) = u_x(0) = 0, u_xx(1) = u_xxx(1) = 0; exact u = -x^4/24 + x^3/6 - x^2/4.
 """
@@ -21,24 +23,15 @@ solution as NumPy, the standard evaluation grid and ``relative_l2(prediction)`` 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from symgrad import ops
 from symgrad.autodiff.api import grad
 from symgrad.autodiff.taylor import derivatives
+from symgrad.pinn.conditions import Condition, dirichlet
 from symgrad.pinn.geometry import Box, Interval, SpaceTime
-from symgrad.pinn.training import laplacian
-
-
-@dataclass
-class Condition:
-    """One loss term: its residual as a function of the inputs, and where its points come from."""
-
-    name: str
-    residual: Callable
-    sample: Callable[..., np.ndarray]  # (n, method, seed) -> points (dim, n)
+from symgrad.pinn.residual_loss import laplacian
 
 
 class Problem:
@@ -230,6 +223,89 @@ class KdV(Problem):
         return tuple(np.meshgrid(np.linspace(-10, 10, 201), np.linspace(0, 1, 51), indexing="ij"))
 
 
+class Kovasznay(Problem):
+    """Kovasznay flow: u u_x + v u_y + p_x - nu lap u = 0, u v_x + v v_y + p_y - nu lap v = 0,
+    u_x + v_y = 0, nu = 1/Re; ``pde(net)`` takes a network of three outputs (u, v, p)."""
+
+    inputs = ("x", "y")
+    fields = ("u", "v", "p")
+
+    def __init__(self, reynolds: float = 20.0):
+        self.nu = 1 / reynolds
+        self.lam = 1 / (2 * self.nu) - np.sqrt(1 / (4 * self.nu**2) + 4 * np.pi**2)
+        self.geometry = Box([-0.5, -0.5], [1.0, 1.5])
+
+    def pde(self, net):
+        u, v, p = (net.output(k) for k in range(3))
+        nu = self.nu
+
+        def residual(x, y):
+            u_x, u_y, v_x, v_y = grad(u, 0)(x, y), grad(u, 1)(x, y), grad(v, 0)(x, y), grad(v, 1)(x, y)
+            U, V = u(x, y), v(x, y)
+            return (
+                U * u_x + V * u_y + grad(p, 0)(x, y) - nu * laplacian(u, (0, 1))(x, y),
+                U * v_x + V * v_y + grad(p, 1)(x, y) - nu * laplacian(v, (0, 1))(x, y),
+                u_x + v_y,
+            )
+
+        return residual
+
+    def exact_tensor(self, k: int) -> Callable:
+        """Field k (0: u, 1: v, 2: p) of the exact solution, written with symgrad ops."""
+        lam = self.lam
+        return [
+            lambda x, y: 1 - ops.exp(lam * x) * ops.cos(2 * np.pi * y),
+            lambda x, y: lam / (2 * np.pi) * ops.exp(lam * x) * ops.sin(2 * np.pi * y),
+            lambda x, y: 0.5 * (1 - ops.exp(2 * lam * x)),
+        ][k]
+
+    def conditions(self, net):
+        """u and v on the whole boundary, p on the outflow (x = 1), where the pressure is fixed."""
+        return [
+            dirichlet(net.output(0), self.geometry, self.exact_tensor(0), name="u wall"),
+            dirichlet(net.output(1), self.geometry, self.exact_tensor(1), name="v wall"),
+            dirichlet(
+                net.output(2),
+                self.geometry,
+                self.exact_tensor(2),
+                on=self.geometry.face(0, "high"),
+                name="p outflow",
+            ),
+        ]
+
+    def exact(self, x, y):
+        """u, v and p stacked: shape (3, *x.shape)."""
+        e = np.exp(self.lam * np.asarray(x))
+        y = np.asarray(y)
+        return np.stack(
+            [
+                1 - e * np.cos(2 * np.pi * y),
+                self.lam / (2 * np.pi) * e * np.sin(2 * np.pi * y),
+                0.5 * (1 - e * e),
+            ]
+        )
+
+    def relative_l2(self, prediction) -> float:
+        """The largest of the three fields' relative L2 errors (see :meth:`field_errors`)."""
+        return max(self.field_errors(prediction).values())
+
+    def field_errors(self, prediction) -> dict[str, float]:
+        """Each field's relative L2 error on :meth:`grid` (prediction: the three fields, as ``predict`` gives)."""
+        exact = self.exact(*self.grid())
+        prediction = np.asarray(prediction, np.float64)
+        if prediction.shape != exact.shape:
+            raise ValueError(
+                f"field_errors: prediction has shape {prediction.shape}, the grid's fields {exact.shape}"
+            )
+        return {
+            f: float(np.linalg.norm(a - b) / np.linalg.norm(b))
+            for f, a, b in zip(self.fields, prediction, exact)
+        }
+
+    def grid(self):
+        return tuple(np.meshgrid(np.linspace(-0.5, 1.0, 101), np.linspace(-0.5, 1.5, 101), indexing="ij"))
+
+
 class Beam(Problem):
     """The Euler-Bernoulli cantilever under a uniform load (DeepXDE's example)."""
 
@@ -265,4 +341,4 @@ class Beam(Problem):
         return (np.linspace(0, 1, 101),)
 
 
-__all__ = ["Beam", "Burgers", "Condition", "Heat", "KdV", "Poisson2D", "PoissonND", "Problem"]
+__all__ = ["Beam", "Burgers", "Condition", "Heat", "KdV", "Kovasznay", "Poisson2D", "PoissonND", "Problem"]

@@ -1,126 +1,77 @@
-"""Physics-informed training: residual losses compiled to one kernel, Adam, L-BFGS, checkpoints, plots.
+"""Training loops' shared parts: summing loss terms, the non-finite guard, stops, callbacks, Adam ``train``.
 
-A residual is written per point with symgrad ops (derivatives by ``grad``/``laplacian``);
-:class:`ResidualLoss` compiles mean(residual^2) and its gradient for every weight into one
-kernel evaluated over arrays of points, the sums over points done inside the kernel.
-With ``backend="auto"`` (the default) the C kernel compiles in the background while the
-NumPy kernel already evaluates, so nobody waits on a compiler.
+Every loss term is a callable ``term(*points) -> (loss, gradients)`` (a :class:`ResidualLoss`) paired
+with its points. A step whose loss or gradient is not finite stops training with a
+:class:`NonFiniteLoss` that names the term, the step and (where they are to blame) the points or
+the weight, after putting the weights back where the loss was last finite.
 """
 
 from __future__ import annotations
 
-import threading
-import warnings
+import math
+import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from dataclasses import dataclass, field
 
 import numpy as np
 
-import lowering
-from symgrad.autodiff.api import grad
-from symgrad.autodiff.api import laplacian as symgrad_laplacian
 from symgrad.optim import Adam
 from symgrad.parameter import Parameter
-from symgrad.symbolic import kernel, placeholder
+from symgrad.pinn.threads import one_pool
 
 
-def laplacian(fn: Callable, positions: Sequence[int] = (0,)) -> Callable:
-    """The sum of second derivatives of scalar ``fn`` over the inputs at ``positions``.
-
-    One forward-Laplacian sweep (:func:`symgrad.laplacian`): neither the Hessian nor one
-    second-order sweep per coordinate is built. Inputs may be scalars or vectors.
-    """
-    return symgrad_laplacian(fn, tuple(positions))
+class NonFiniteLoss(FloatingPointError):
+    """A loss or gradient became NaN or infinite; the message names the term, the step and the cause."""
 
 
-def fast_backend() -> str:
-    """The backend ``"auto"`` means: ``"c"`` where a C compiler works, else ``"numpy"``."""
-    return "c" if "c" in lowering.available_backends() else "numpy"
+class History(list):
+    """The total loss per step (a list, as before), with each term's loss per step in ``terms``,
+    why training stopped in ``stopped``, and the wall time in ``seconds``."""
+
+    def __init__(self, values=()):
+        super().__init__(values)
+        self.terms: dict[str, list[float]] = {}
+        self.stopped = ""
+        self.seconds = 0.0
 
 
-class ResidualLoss:
-    """``weight * mean(residual(*inputs)^2)`` and its gradient for every weight, as one kernel.
+@dataclass
+class TrainState:
+    """What a callback sees: the step just taken (from 0), its loss and each term's, the gradients,
+    the elapsed seconds, and ``losses``, the (term, points) pairs (assign ``losses[i] = (term, new)``
+    to resample)."""
 
-    Args:
-        residual: per-point residual, a function of the named scalar inputs.
-        names: the input names (each a scalar placeholder, e.g. ("x", "t")).
-        params: the Parameters to differentiate.
-        weight: the factor of this term in the total loss.
-        backend: a lowering backend name, or ``"auto"``: NumPy at once and the C kernel compiled
-            in a background thread, used from the first call after it is ready.
-    """
+    step: int
+    loss: float
+    terms: dict[str, float]
+    grads: list[np.ndarray]
+    seconds: float
+    losses: list = field(default_factory=list)
 
-    def __init__(
-        self,
-        residual: Callable,
-        names: Sequence[str],
-        params: Sequence[Parameter],
-        weight: float = 1.0,
-        backend: str = "auto",
-    ):
-        self.params = list(params)
-        self.inputs = [placeholder(n) for n in names]
-        self.weight = weight
 
-        def squared(*xs):
-            r = residual(*xs)
-            return (r * r).sum() * weight if r.shape else r * r * weight
+def every(k: int, fn: Callable[[TrainState], bool | None]) -> Callable[[TrainState], bool | None]:
+    """``fn`` called after every ``k``-th step only (for validation, checkpoints, resampling).
+    A callback that returns True stops training."""
+    if not isinstance(k, int) or k < 1:
+        raise ValueError(f"every: k must be a whole number >= 1, got {k!r}")
 
-        value = squared(*self.inputs)
-        grads = grad(squared, None, weights=self.params)(*self.inputs)
-        self._outputs = [value, *grads]
-        self._residual_fn = residual
-        self._residual_kernel: lowering.Kernel | None = None
-        target = fast_backend() if backend == "auto" else backend
-        self._fast: lowering.Kernel | None = None
-        self._compiling: threading.Thread | None = None
-        if backend == "auto" and target != "numpy":
-            self.kernel = self._build("numpy")
-            self._compiling = threading.Thread(target=self._compile_fast, args=(target,), daemon=True)
-            self._compiling.start()
-        else:
-            self.kernel = self._build(target)
+    def callback(state: TrainState):
+        return fn(state) if (state.step + 1) % k == 0 else None
 
-    def _build(self, backend: str) -> lowering.Kernel:
-        return kernel(self._outputs, [*self.inputs, *self.params], backend=backend, reduce="mean")
+    callback.__name__ = f"every_{k}_{getattr(fn, '__name__', 'callback')}"
+    return callback
 
-    def _compile_fast(self, backend: str) -> None:
-        try:
-            self._fast = self._build(backend)
-        except Exception as exc:  # noqa: BLE001 - the NumPy kernel keeps working; say why once
-            warnings.warn(
-                f"ResidualLoss: the {backend} kernel failed to build ({exc}); staying on NumPy", stacklevel=1
-            )
 
-    @property
-    def backend(self) -> str:
-        """The backend the next call uses."""
-        return self.kernel.backend
-
-    def wait_until_compiled(self, timeout: float | None = None) -> str:
-        """Block until the background compile (if any) is done; returns the backend in use."""
-        if self._compiling is not None:
-            self._compiling.join(timeout)
-        self._switch()
-        return self.backend
-
-    def _switch(self) -> None:
-        if self._fast is not None:
-            self.kernel, self._fast, self._compiling = self._fast, None, None
-
-    def __call__(self, *points) -> tuple[float, list[np.ndarray]]:
-        """(loss, gradients) at the point arrays (one array per input name)."""
-        self._switch()
-        loss, *grads = self.kernel(*points, *(p.asnumpy() for p in self.params))
-        return float(loss), grads
-
-    def residuals(self, *points) -> np.ndarray:
-        """The residual at each point (for adaptive refinement and error maps); compiled on first use."""
-        if self._residual_kernel is None:
-            value = self._residual_fn(*self.inputs)
-            self._residual_kernel = kernel(value, [*self.inputs, *self.params], backend="numpy")
-        (r,) = self._residual_kernel(*points, *(p.asnumpy() for p in self.params))
-        return np.broadcast_to(r, np.broadcast_shapes(*(np.shape(p) for p in points)))
+def term_names(losses) -> list[str]:
+    """Each loss term's component names, made distinct across terms ("residual", "residual#2")."""
+    names: list[str] = []
+    for i, (term, _) in enumerate(losses):
+        for name in getattr(term, "term_names", [f"term{i}"]):
+            unique, k = name, 2
+            while unique in names:
+                unique, k = f"{name}#{k}", k + 1
+            names.append(unique)
+    return names
 
 
 def total_loss(losses: Sequence[tuple[Callable, Sequence[np.ndarray]]]) -> tuple[float, list[np.ndarray]]:
@@ -135,28 +86,160 @@ def total_loss(losses: Sequence[tuple[Callable, Sequence[np.ndarray]]]) -> tuple
     return total, grads
 
 
+def term_values(losses) -> list[float]:
+    """Each component's loss from the last evaluation (``last_terms``, or the term's whole loss)."""
+    values: list[float] = []
+    for term, _ in losses:
+        values += getattr(term, "last_terms", None) or [math.nan]
+    return values
+
+
+def all_finite(total: float, grads: Sequence[np.ndarray]) -> bool:
+    return math.isfinite(total) and all(np.isfinite(g).all() for g in grads)
+
+
+def explain_non_finite(losses, params: Sequence[Parameter], where: str) -> str:
+    """Which term, and why, by evaluating each term alone (only once something already failed)."""
+    names = iter(term_names(losses))
+    for term, points in losses:
+        value, grads = term(*points)
+        parts = getattr(term, "last_terms", [value])
+        labels = [next(names) for _ in parts]
+        for label, part in zip(labels, parts):
+            if not math.isfinite(part):
+                return f"{where}: the loss of term {label!r} is {part}{_points_cause(term, points)}"
+        for p, g in zip(params, grads):
+            bad = int(np.size(g) - np.isfinite(g).sum())
+            if bad:
+                return (
+                    f"{where}: the gradient of term {labels[0]!r} for weight {p.name!r} holds {bad} "
+                    f"non-finite value(s){_points_cause(term, points)}"
+                )
+    bad = [p.name for p in params if not np.isfinite(p._value()).all()]
+    return f"{where}: the loss or gradient is not finite" + (
+        f" (weights {bad} are not finite)" if bad else ""
+    )
+
+
+def _points_cause(term, points) -> str:
+    names = list(getattr(term, "names", []))
+    if len(points) == 1 and np.ndim(points[0]) == 2:
+        points = tuple(points[0])
+    for i, p in enumerate(points):
+        bad = int(np.size(p) - np.isfinite(np.asarray(p, np.float64)).sum())
+        if bad:
+            label = names[i] if i < len(names) else f"input {i}"
+            return f"; its points hold {bad} non-finite value(s) in {label!r}"
+    return " (its points are finite: the weights or the residual overflow; try a smaller learning rate)"
+
+
+class Snapshot:
+    """The weights (and the optimizer's state) at one step: kept by reference, since ``set_data``
+    replaces arrays rather than writing into them."""
+
+    def __init__(self, params: Sequence[Parameter], optimizer=None):
+        self.values = [p._value() for p in params]
+        self.params = list(params)
+        self.state = optimizer.state() if hasattr(optimizer, "state") else None
+        self.optimizer = optimizer
+
+    def restore(self) -> None:
+        for p, value in zip(self.params, self.values):
+            p.set_data(value)
+        if self.state is not None:
+            self.optimizer.load_state(self.state)
+
+
 def train(
-    losses: Sequence[tuple[ResidualLoss, Sequence[np.ndarray]]],
+    losses: Sequence[tuple[Callable, Sequence[np.ndarray]]],
     optimizer: Adam,
     steps: int,
     progress: bool = True,
     callback: Callable[[int, float], None] | None = None,
-) -> list[float]:
-    """Minimise the sum of ``losses`` (each with its point arrays); returns the loss history."""
+    *,
+    callbacks: Sequence[Callable[[TrainState], bool | None]] = (),
+    max_seconds: float | None = None,
+    loss_tol: float | None = None,
+    grad_tol: float | None = None,
+) -> History:
+    """Minimise the sum of ``losses`` (each with its point arrays) by ``optimizer``'s steps.
+
+    Stops after ``steps`` steps, after ``max_seconds`` of wall time, when the total loss falls to
+    ``loss_tol``, when the largest gradient entry falls to ``grad_tol``, or when a callback returns
+    True. ``callback(step, loss)`` is called after every step; each of ``callbacks`` with a
+    :class:`TrainState` (wrap one in :func:`every` to call it every k steps). A NaN or infinite loss or
+    gradient raises :class:`NonFiniteLoss` with the weights and the optimizer's state put back as they
+    were at the last step whose loss and gradient were finite. Returns the :class:`History`.
+    """
+    if not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"train: steps must be a whole number >= 0, got {steps!r}")
+    _check_limits("train", max_seconds, loss_tol, grad_tol)
+    losses = list(losses)
+    if not losses:
+        raise ValueError("train: no loss terms; pass a list of (loss, points) pairs")
+    params = list(getattr(optimizer, "params", []))
+    names = term_names(losses)
+    history = History()
+    history.terms = {name: [] for name in names}
     bar = progress_bar(steps, progress)
-    history = []
-    for step in range(steps):
-        total, grads = total_loss(losses)
-        optimizer.step(grads)
-        history.append(total)
-        if bar is not None:
-            bar.set_postfix(loss=f"{total:.3e}", kernel=kernels_in_use(losses), refresh=False)
-            bar.update()
-        if callback is not None:
-            callback(step, total)
+    started = time.perf_counter()
+    last_good = Snapshot(params, optimizer)
+    history.stopped = f"{steps} steps"
+    with one_pool():
+        for step in range(steps):
+            total, grads = total_loss(losses)
+            if not all_finite(total, grads):
+                cause = explain_non_finite(losses, params, f"train: step {step}")  # at the failing weights
+                last_good.restore()
+                if bar is not None:
+                    bar.close()
+                back = (
+                    f"the weights are back at step {step - 1}" if step else "the weights are as they started"
+                )
+                raise NonFiniteLoss(f"{cause}; {back}")
+            last_good = Snapshot(params, optimizer)
+            optimizer.step(grads)
+            history.append(total)
+            for name, value in zip(names, term_values(losses)):
+                history.terms[name].append(value)
+            if bar is not None:
+                bar.set_postfix(loss=f"{total:.3e}", kernel=kernels_in_use(losses), refresh=False)
+                bar.update()
+            if callback is not None:
+                callback(step, total)
+            seconds = time.perf_counter() - started
+            stop = stop_reason(step, total, grads, seconds, max_seconds, loss_tol, grad_tol)
+            if callbacks:
+                state = TrainState(step, total, dict(zip(names, term_values(losses))), grads, seconds, losses)
+                for fn in callbacks:
+                    if fn(state) is True:
+                        stop = stop or f"stopped by {getattr(fn, '__name__', 'a callback')} at step {step}"
+            if stop:
+                history.stopped = stop
+                break
     if bar is not None:
         bar.close()
+    history.seconds = time.perf_counter() - started
     return history
+
+
+def _check_limits(where: str, max_seconds, loss_tol, grad_tol) -> None:
+    for label, value in (("max_seconds", max_seconds), ("loss_tol", loss_tol), ("grad_tol", grad_tol)):
+        if value is not None and not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+            raise ValueError(f"{where}: {label} must be a finite number >= 0 or None, got {value!r}")
+
+
+def stop_reason(step, total, grads, seconds, max_seconds, loss_tol, grad_tol) -> str:
+    """Why to stop after ``step`` ("" to go on)."""
+    if loss_tol is not None and total <= loss_tol:
+        return f"loss {total:.3e} <= loss_tol {loss_tol:g} at step {step}"
+    if grad_tol is not None:
+        largest = max((float(np.abs(g).max()) for g in grads if np.size(g)), default=0.0)
+        if largest <= grad_tol:
+            return f"largest gradient entry {largest:.3e} <= grad_tol {grad_tol:g} at step {step}"
+    if max_seconds is not None and seconds >= max_seconds:
+        return f"max_seconds={max_seconds:g} reached at step {step}"
+    return ""
 
 
 def kernels_in_use(losses) -> str:
@@ -175,67 +258,4 @@ def progress_bar(steps: int, enabled: bool, desc: str = "training", unit: str = 
     return tqdm(total=steps, desc=desc, unit=unit)
 
 
-def save_checkpoint(path: str | Path, params: Sequence[Parameter], optimizer: Adam | None = None) -> Path:
-    """Weights (and the optimizer's state) in one ``.npz``; reloads bit for bit."""
-    arrays = {f"param:{p.name}": p.asnumpy() for p in params}
-    if optimizer is not None:
-        arrays.update(optimizer.state())
-    path = Path(path)
-    np.savez(path, **arrays)
-    return path if path.suffix == ".npz" else path.with_suffix(path.suffix + ".npz")
-
-
-def load_checkpoint(path: str | Path, params: Sequence[Parameter], optimizer: Adam | None = None) -> None:
-    """Restore what :func:`save_checkpoint` wrote into ``params`` (and ``optimizer``)."""
-    with np.load(path) as data:
-        for p in params:
-            key = f"param:{p.name}"
-            if key not in data:
-                raise KeyError(f"load_checkpoint: {path} has no weights for parameter {p.name!r}")
-            p.set_data(data[key])
-        if optimizer is not None:
-            optimizer.load_state(data)
-
-
-def plot_solution(
-    path: str | Path,
-    grid_a: np.ndarray,
-    grid_b: np.ndarray,
-    predicted: np.ndarray,
-    exact: np.ndarray | None = None,
-    labels=("x", "y"),
-) -> Path:
-    """A PNG of the predicted field, and of the exact one and the error when given."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    panels = [("prediction", predicted)] + (
-        [("exact", exact), ("|error|", np.abs(predicted - exact))] if exact is not None else []
-    )
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
-    for ax, (title, field) in zip(axes[0], panels):
-        image = ax.pcolormesh(
-            grid_a, grid_b, field, shading="auto", cmap="viridis" if title != "|error|" else "magma"
-        )
-        ax.set_title(title)
-        ax.set_xlabel(labels[0])
-        ax.set_ylabel(labels[1])
-        fig.colorbar(image, ax=ax)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return Path(path)
-
-
-__all__ = [
-    "Adam",
-    "ResidualLoss",
-    "fast_backend",
-    "laplacian",
-    "load_checkpoint",
-    "plot_solution",
-    "save_checkpoint",
-    "train",
-]
+__all__ = ["History", "NonFiniteLoss", "TrainState", "every", "total_loss", "train"]

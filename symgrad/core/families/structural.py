@@ -43,7 +43,10 @@ def getitem(x: Node, index) -> Node:
 
 
 def stack(xs, axis: int = 0) -> Node:
-    return make_node("stack", tuple(xs), (axis,))
+    xs = tuple(xs)
+    if xs and -xs[0].ndim - 1 <= axis < 0:  # stored non-negative: kernels and rules add batch axes in front
+        axis += xs[0].ndim + 1
+    return make_node("stack", xs, (axis,))
 
 
 def full(shape, value, dtype) -> Node:

@@ -1,0 +1,314 @@
+"""PINN networks: MLPs of any number of inputs and outputs, residual MLPs, input embeddings.
+
+Every network is an ``nn.Cell`` called on one scalar per input coordinate, ``net(x, y)``. One output
+comes back as a Tensor; several come back as a tuple, so a system reads ``u, v, p = net(x, y)``, and
+``net.output(k)`` is the function ``(x, y) -> k-th output`` to differentiate (``grad(net.output(0), 1)``).
+Called on arrays of points instead of scalars (eager), each input's last axis is the batch.
+
+Any Cell, or any function of the inputs with Parameters, is a network to the PINN toolkit:
+:func:`parameters_of` finds its Parameters.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from symgrad import ops
+from symgrad.nn.cell import Cell
+from symgrad.parameter import Parameter, ParameterTuple
+from symgrad.tensor import Tensor
+
+INITIALIZERS = ("glorot_uniform", "glorot_normal", "he_uniform", "he_normal")
+
+
+def initial_weight(
+    init: str, n_in: int, n_out: int, rng: np.random.Generator, dtype=np.float64
+) -> np.ndarray:
+    """A (n_in, n_out) matrix by Glorot (Xavier) or He (Kaiming) initialisation, uniform or normal."""
+    if init not in INITIALIZERS:
+        raise ValueError(f"unknown initializer {init!r}; supported: {', '.join(INITIALIZERS)}")
+    fan = (n_in + n_out) / 2 if init.startswith("glorot") else n_in / 2
+    if init.endswith("uniform"):
+        bound = math.sqrt(3 / fan)  # glorot: sqrt(6 / (n_in + n_out)); he: sqrt(6 / n_in)
+        value = rng.uniform(-bound, bound, (n_in, n_out))
+    else:
+        value = rng.normal(0.0, math.sqrt(1 / fan), (n_in, n_out))
+    return value.astype(dtype)
+
+
+def activation_function(activation: str | Callable) -> Callable:
+    """``activation`` as a function of a Tensor: a callable as it is, or the name of a ``symgrad.ops`` function."""
+    if callable(activation):
+        return activation
+    function = getattr(ops, activation, None) if isinstance(activation, str) else None
+    if not isinstance(activation, str) or activation.startswith("_") or not callable(function):
+        raise ValueError(
+            f"activation {activation!r} is not a function of symgrad.ops; pass a name such as 'tanh', "
+            "'sin', 'sigmoid', 'silu', 'gelu', 'softplus', or a callable"
+        )
+    return function
+
+
+def along_last_axis(t: Tensor, index: int | slice) -> Tensor:
+    """``t[..., index]`` (symgrad's getitem takes no Ellipsis)."""
+    return t[(slice(None),) * (t.ndim - 1) + (index,)]
+
+
+class FourierFeatures:
+    """Random Fourier features (Tancik et al. 2020): ``[cos(2 pi x B), sin(2 pi x B)]``, B ~ N(0, scale^2).
+
+    ``B`` (in_dim x features) is a Parameter that does not train (``requires_grad=False``), so
+    checkpoints keep it and kernels read it.
+    """
+
+    def __init__(self, in_dim: int, features: int = 64, scale: float = 1.0, seed: int = 0, dtype=np.float64):
+        if in_dim < 1 or features < 1 or not math.isfinite(scale) or scale <= 0:
+            raise ValueError(
+                f"FourierFeatures: need in_dim >= 1, features >= 1 and a finite scale > 0, "
+                f"got in_dim={in_dim}, features={features}, scale={scale}"
+            )
+        rng = np.random.default_rng(seed)
+        values = (2 * math.pi * scale * rng.normal(size=(in_dim, features))).astype(dtype)
+        self.B = Parameter(values, name="fourier_B", requires_grad=False)
+        self.in_dim, self.out_dim = in_dim, 2 * features
+
+    def __call__(self, a: Tensor) -> Tensor:
+        z = ops.matmul(a, self.B)
+        return ops.concat([ops.cos(z), ops.sin(z)], axis=-1)
+
+
+class PeriodicEmbedding:
+    """Exact periodicity (Dong & Ni 2021): input i of period L_i becomes cos(2 pi k x_i / L_i), sin(...)
+    for k = 1..harmonics; inputs whose period is None pass through. The network is then periodic in
+    those inputs whatever its weights, so a periodic condition needs no loss term."""
+
+    def __init__(self, periods: Sequence[float | None], harmonics: int = 1):
+        self.periods = [None if p is None else float(p) for p in periods]
+        if harmonics < 1 or any(p is not None and not (math.isfinite(p) and p > 0) for p in self.periods):
+            raise ValueError(
+                f"PeriodicEmbedding: need positive finite periods (None for an input that is not periodic) "
+                f"and harmonics >= 1, got periods={list(periods)}, harmonics={harmonics}"
+            )
+        self.harmonics = harmonics
+        self.in_dim = len(self.periods)
+        self.out_dim = sum(1 if p is None else 2 * harmonics for p in self.periods)
+
+    def __call__(self, a: Tensor) -> Tensor:
+        parts = []
+        for i, period in enumerate(self.periods):
+            x = along_last_axis(a, slice(i, i + 1))
+            if period is None:
+                parts.append(x)
+                continue
+            for k in range(1, self.harmonics + 1):
+                angle = x * (2 * math.pi * k / period)
+                parts += [ops.cos(angle), ops.sin(angle)]
+        return ops.concat(parts, axis=-1)
+
+
+def register_embedding(net: Cell, embedding) -> None:
+    """An embedding's Parameters (a Fourier matrix) become the network's, so checkpoints and
+    ``predict`` see them."""
+    for name, value in vars(embedding).items() if embedding is not None else ():
+        if isinstance(value, Parameter):
+            setattr(net, f"embedding_{name}", value)
+
+
+class _PointNetwork(Cell):
+    """Shared by the networks below: inputs stacked into one vector, outputs split into a tuple."""
+
+    n_inputs: int
+    n_outputs: int
+
+    def _stack(self, xs: tuple) -> Tensor:
+        name = type(self).__name__
+        if len(xs) != self.n_inputs:
+            raise TypeError(
+                f"{name} takes {self.n_inputs} inputs (one Tensor per coordinate, as net(x, y)), got {len(xs)}"
+            )
+        xs = tuple(x if isinstance(x, Tensor) else Tensor(np.asarray(x, np.float64)) for x in xs)
+        if all(not x.shape for x in xs):  # one point: the graph a kernel evaluates over batches
+            return ops.stack(list(xs))
+        return ops.stack(list(xs), axis=-1)  # arrays of points, batch first
+
+    def _split(self, out: Tensor):
+        if self.n_outputs == 1:
+            return along_last_axis(out, 0)
+        return tuple(along_last_axis(out, k) for k in range(self.n_outputs))
+
+    def output(self, k: int) -> Callable:
+        """The function ``(*inputs) -> output k``: what ``grad`` and the residuals differentiate."""
+        if not isinstance(k, int) or not 0 <= k < self.n_outputs:
+            raise IndexError(
+                f"{type(self).__name__} has {self.n_outputs} output(s), numbered 0..{self.n_outputs - 1}; "
+                f"asked for output {k!r}"
+            )
+        if self.n_outputs == 1:
+            return self
+
+        def component(*xs):
+            return self(*xs)[k]
+
+        component.__name__ = f"{type(self).__name__.lower()}_output{k}"
+        return component
+
+    @property
+    def params(self) -> ParameterTuple:
+        """The trainable Parameters, in order (what the PINN toolkit differentiates)."""
+        return ParameterTuple(self.trainable_params())
+
+    def set_flat(self, theta: np.ndarray) -> None:
+        """Load all trainable weights from one vector (as :func:`symgrad.pinn.flatten` lays them out)."""
+        from symgrad.parameter import unflatten
+
+        unflatten(self.params, theta)
+
+
+class MLP(_PointNetwork):
+    """A fully connected network ``a_next = act(a @ W + b)`` with a linear output layer.
+
+    Args:
+        layer_sizes: [inputs, hidden..., outputs]; the first entry is the number of inputs (before
+            any embedding), the last the number of outputs.
+        activation: a ``symgrad.ops`` function name ("tanh", "sin", "silu", ...) or a callable.
+        init: "glorot_uniform" (default), "glorot_normal", "he_uniform" or "he_normal"; biases start at 0.
+        embedding: an input embedding (:class:`FourierFeatures`, :class:`PeriodicEmbedding`, or any
+            callable with ``in_dim`` and ``out_dim``) applied to the stacked inputs.
+        seed, dtype: the random generator's seed and the weights' dtype (float64 or float32).
+
+    Weights are Parameters ``W1, b1, ..., Wn, bn`` with ``W`` of shape (in, out).
+    """
+
+    def __init__(
+        self,
+        layer_sizes: Sequence[int],
+        activation: str | Callable = "tanh",
+        init: str = "glorot_uniform",
+        embedding=None,
+        seed: int = 0,
+        dtype=np.float64,
+    ):
+        super().__init__()
+        sizes = [int(s) for s in layer_sizes]
+        if len(sizes) < 2 or any(s < 1 for s in sizes):
+            raise ValueError(
+                f"MLP: layer_sizes needs at least [inputs, outputs], all >= 1, got {list(layer_sizes)}"
+            )
+        if embedding is not None and getattr(embedding, "in_dim", sizes[0]) != sizes[0]:
+            raise ValueError(
+                f"MLP: the embedding takes {embedding.in_dim} inputs, layer_sizes[0] is {sizes[0]}"
+            )
+        self.layer_sizes = sizes
+        self.n_inputs, self.n_outputs = sizes[0], sizes[-1]
+        self.activation = activation_function(activation)
+        self.embedding = embedding
+        register_embedding(self, embedding)
+        widths = [getattr(embedding, "out_dim", sizes[0]) if embedding is not None else sizes[0], *sizes[1:]]
+        rng = np.random.default_rng(seed)
+        self._layers = []
+        for k, (n_in, n_out) in enumerate(zip(widths[:-1], widths[1:]), start=1):
+            W = Parameter(initial_weight(init, n_in, n_out, rng, dtype), name=f"W{k}")
+            b = Parameter(np.zeros(n_out, dtype), name=f"b{k}")
+            setattr(self, f"W{k}", W)
+            setattr(self, f"b{k}", b)
+            self._layers.append((W, b))
+
+    def construct(self, *xs):
+        a = self._stack(xs)
+        if self.embedding is not None:
+            a = self.embedding(a)
+        for W, b in self._layers[:-1]:
+            a = self.activation(ops.matmul(a, W) + b)
+        W, b = self._layers[-1]
+        return self._split(ops.matmul(a, W) + b)
+
+
+class ResidualMLP(_PointNetwork):
+    """A residual (ResNet-style) MLP: ``h = act(a W_in + b_in)``, then ``blocks`` times
+    ``h = h + act(act(h W + b) V + c)``, then a linear output; deep networks train without the
+    gradient fading through the layers."""
+
+    def __init__(
+        self,
+        n_inputs: int,
+        width: int,
+        blocks: int,
+        n_outputs: int = 1,
+        activation: str | Callable = "tanh",
+        init: str = "glorot_uniform",
+        embedding=None,
+        seed: int = 0,
+        dtype=np.float64,
+    ):
+        super().__init__()
+        if min(n_inputs, width, n_outputs) < 1 or blocks < 0:
+            raise ValueError(
+                f"ResidualMLP: need n_inputs, width, n_outputs >= 1 and blocks >= 0, got "
+                f"{n_inputs}, {width}, {n_outputs}, {blocks}"
+            )
+        self.n_inputs, self.n_outputs, self.embedding = n_inputs, n_outputs, embedding
+        register_embedding(self, embedding)
+        self.activation = activation_function(activation)
+        rng = np.random.default_rng(seed)
+        first = getattr(embedding, "out_dim", n_inputs) if embedding is not None else n_inputs
+
+        def layer(name: str, n_in: int, n_out: int) -> tuple[Parameter, Parameter]:
+            W = Parameter(initial_weight(init, n_in, n_out, rng, dtype), name=f"W_{name}")
+            b = Parameter(np.zeros(n_out, dtype), name=f"b_{name}")
+            setattr(self, W.name, W)
+            setattr(self, b.name, b)
+            return W, b
+
+        self._input = layer("in", first, width)
+        self._blocks = [
+            (layer(f"{k}a", width, width), layer(f"{k}b", width, width)) for k in range(1, blocks + 1)
+        ]
+        self._output = layer("out", width, n_outputs)
+
+    def construct(self, *xs):
+        a = self._stack(xs)
+        if self.embedding is not None:
+            a = self.embedding(a)
+        act = self.activation
+        W, b = self._input
+        h = act(ops.matmul(a, W) + b)
+        for (W1, b1), (W2, b2) in self._blocks:
+            h = h + act(ops.matmul(act(ops.matmul(h, W1) + b1), W2) + b2)
+        W, b = self._output
+        return self._split(ops.matmul(h, W) + b)
+
+
+def parameters_of(net) -> list[Parameter]:
+    """The trainable Parameters of a network: a Cell's ``trainable_params()``, an object's ``params``,
+    or a sequence of Parameters as given."""
+    if isinstance(net, Cell):
+        return list(net.trainable_params())
+    if isinstance(net, Parameter):
+        return [net]
+    params = getattr(net, "params", net)
+    try:
+        params = list(params)
+    except TypeError:
+        raise TypeError(
+            f"expected a network (an nn.Cell, or an object with .params) or a sequence of Parameters, "
+            f"got {type(net).__name__}"
+        ) from None
+    for i, p in enumerate(params):
+        if not isinstance(p, Parameter):
+            raise TypeError(f"params[{i}] is a {type(p).__name__}, not a Parameter")
+    return params
+
+
+__all__ = [
+    "INITIALIZERS",
+    "MLP",
+    "FourierFeatures",
+    "PeriodicEmbedding",
+    "ResidualMLP",
+    "activation_function",
+    "initial_weight",
+    "parameters_of",
+]

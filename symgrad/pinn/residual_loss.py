@@ -1,0 +1,269 @@
+"""Residual losses compiled to one kernel, and a trained network evaluated on points.
+
+A residual is written per point with symgrad ops (derivatives by ``grad``/``laplacian``);
+:class:`ResidualLoss` compiles ``weight * mean(residual^2)`` and its gradient for every weight
+into one kernel evaluated over arrays of points, the sums over points done inside the kernel.
+A residual may return several components (a tuple or list, for a system of equations): each is
+a term of its own, with its own weight and its own loss in the training history.
+With ``backend="auto"`` (the default) the C kernel compiles in the background while the
+NumPy kernel already evaluates, so nobody waits on a compiler.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import warnings
+import weakref
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+import lowering
+from symgrad.autodiff.api import grad
+from symgrad.autodiff.api import laplacian as symgrad_laplacian
+from symgrad.parameter import Parameter
+from symgrad.pinn.networks import parameters_of
+from symgrad.symbolic import kernel, placeholder
+from symgrad.tensor import Tensor
+
+
+def laplacian(fn: Callable, positions: Sequence[int] = (0,)) -> Callable:
+    """The sum of second derivatives of scalar ``fn`` over the inputs at ``positions``.
+
+    One forward-Laplacian sweep (:func:`symgrad.laplacian`): neither the Hessian nor one
+    second-order sweep per coordinate is built. Inputs may be scalars or vectors.
+    """
+    return symgrad_laplacian(fn, tuple(positions))
+
+
+def fast_backend() -> str:
+    """The backend ``"auto"`` means: ``"c"`` where a C compiler works, else ``"numpy"``."""
+    return "c" if "c" in lowering.available_backends() else "numpy"
+
+
+def trace(fn: Callable, inputs: Sequence[Tensor], what: str):
+    """``fn(*inputs)`` on placeholders, with NumPy-on-Tensor mistakes explained."""
+    try:
+        return fn(*inputs)
+    except TypeError as exc:
+        if "does not support ufuncs" not in str(exc):
+            raise
+        raise TypeError(
+            f"{what}: a NumPy function (such as np.sin) was called on a symgrad Tensor; write it with "
+            "symgrad.ops (ops.sin, ops.exp, ops.tanh, ...), whose derivatives symgrad knows exactly"
+        ) from exc
+
+
+def components(value, what: str) -> list[Tensor]:
+    """A residual's components: one Tensor, or each Tensor of a tuple or list (a system)."""
+    parts = list(value) if isinstance(value, tuple | list) else [value]
+    if not parts:
+        raise ValueError(f"{what}: the residual returned an empty {type(value).__name__}")
+    for i, part in enumerate(parts):
+        if not isinstance(part, Tensor):
+            where = f"component {i}" if len(parts) > 1 else "the residual"
+            raise TypeError(
+                f"{what}: {where} is a {type(part).__name__}, not a Tensor built from the inputs "
+                "(a residual must depend on the points and the weights)"
+            )
+    return parts
+
+
+def network_dtype(params: Sequence[Parameter]) -> type:
+    """float32 where every weight is float32 (the whole graph then computes in float32), else float64."""
+    if params and all(p.dtype == np.float32 for p in params):
+        return np.float32
+    return np.float64
+
+
+def point_arrays(points, count: int, what: str) -> tuple:
+    """The point arrays, one per input: ``points`` as given, or a (count, n) array split into rows.
+
+    Raises a ValueError that says how to mend points given as (n, count), or of the wrong count.
+    """
+    if len(points) == 1 and np.ndim(points[0]) == 2 and count > 1:
+        (array,) = points
+        if np.shape(array)[0] == count:
+            return tuple(array)
+    if len(points) == count:
+        return points
+    shapes = [np.shape(p) for p in points]
+    if len(points) == 1 and np.ndim(points[0]) == 2 and np.shape(points[0])[1] == count:
+        hint = f"the array has shape {shapes[0]}: points are (dim, n), one row per input; pass points.T"
+    elif shapes and all(s == (count,) for s in shapes):
+        hint = f"got {len(points)} arrays of shape ({count},): points are (dim, n), one row per input; pass points.T"
+    else:
+        hint = f"got {len(points)} arrays of shapes {shapes[:4]}{' ...' if len(shapes) > 4 else ''}"
+    raise ValueError(f"{what}: takes {count} point arrays (one per input), {hint}")
+
+
+class ResidualLoss:
+    """``weight * mean(residual(*inputs)^2)`` and its gradient for every weight, as one kernel.
+
+    Args:
+        residual: per-point residual, a function of the named scalar inputs, returning a Tensor or
+            a tuple/list of Tensors (a system: one term per component).
+        names: the input names (each a scalar placeholder, e.g. ("x", "t")).
+        params: the Parameters to differentiate, or the network (any ``nn.Cell``, or an object with
+            ``params``) whose trainable Parameters they are. PDE coefficients to learn (an inverse
+            problem) are Parameters used in the residual: list them here too.
+        weight: the factor of each term in the total loss: one number, or one per component.
+        backend: a lowering backend name, or ``"auto"``: NumPy at once and the C kernel compiled
+            in a background thread, used from the first call after it is ready.
+        name: the term's name in training histories and errors; components are ``name[0]``, ... unless
+            ``term_names`` names them.
+    """
+
+    def __init__(
+        self,
+        residual: Callable,
+        names: Sequence[str],
+        params,
+        weight: float | Sequence[float] = 1.0,
+        backend: str = "auto",
+        name: str = "residual",
+        term_names: Sequence[str] | None = None,
+    ):
+        self.params = parameters_of(params)
+        self.name = name
+        self.dtype = network_dtype(self.params)
+        if isinstance(names, str):
+            raise TypeError(
+                f"ResidualLoss {name!r}: names must be a sequence of input names, got the string {names!r}"
+            )
+        self.names = [str(n) for n in names]
+        self.inputs = [placeholder(n, dtype=self.dtype) for n in self.names]
+        parts = components(trace(residual, self.inputs, f"ResidualLoss {name!r}"), f"ResidualLoss {name!r}")
+        self.weights = self._weights(weight, len(parts))
+        self.term_names = self._term_names(term_names, len(parts))
+        squares = [(r * r).sum() * w if r.shape else r * r * w for r, w in zip(parts, self.weights)]
+
+        def total(*xs):
+            terms = components(residual(*xs), name)
+            out = [(r * r).sum() * w if r.shape else r * r * w for r, w in zip(terms, self.weights)]
+            return sum(out[1:], out[0])
+
+        grads = grad(total, None, weights=self.params)(*self.inputs) if self.params else []
+        self._outputs = [*squares, *grads]
+        self._residual_fn = residual
+        self._residual_kernel: lowering.Kernel | None = None
+        self.last_terms: list[float] = []
+        target = fast_backend() if backend == "auto" else backend
+        self._fast: lowering.Kernel | None = None
+        self._compiling: threading.Thread | None = None
+        if backend == "auto" and target != "numpy":
+            self.kernel = self._build("numpy")
+            self._compiling = threading.Thread(target=self._compile_fast, args=(target,), daemon=True)
+            self._compiling.start()
+        else:
+            self.kernel = self._build(target)
+
+    def _weights(self, weight, count: int) -> list[float]:
+        values = [weight] * count if np.ndim(weight) == 0 else list(weight)
+        if len(values) != count:
+            raise ValueError(
+                f"ResidualLoss {self.name!r}: {len(values)} weights for {count} residual components"
+            )
+        for i, w in enumerate(values):
+            if not isinstance(w, int | float | np.floating | np.integer) or not math.isfinite(w) or w < 0:
+                raise ValueError(
+                    f"ResidualLoss {self.name!r}: weight {i} must be a finite number >= 0, got {w!r}"
+                )
+        return [float(w) for w in values]
+
+    def _term_names(self, term_names, count: int) -> list[str]:
+        if term_names is None:
+            return [self.name] if count == 1 else [f"{self.name}[{i}]" for i in range(count)]
+        names = [str(n) for n in term_names]
+        if len(names) != count or len(set(names)) != count:
+            raise ValueError(
+                f"ResidualLoss {self.name!r}: term_names needs {count} distinct names, got {list(term_names)}"
+            )
+        return names
+
+    def _build(self, backend: str) -> lowering.Kernel:
+        return kernel(self._outputs, [*self.inputs, *self.params], backend=backend, reduce="mean")
+
+    def _compile_fast(self, backend: str) -> None:
+        try:
+            self._fast = self._build(backend)
+        except Exception as exc:  # noqa: BLE001 - the NumPy kernel keeps working; say why once
+            warnings.warn(
+                f"ResidualLoss: the {backend} kernel failed to build ({exc}); staying on NumPy", stacklevel=1
+            )
+
+    @property
+    def backend(self) -> str:
+        """The backend the next call uses."""
+        return self.kernel.backend
+
+    def wait_until_compiled(self, timeout: float | None = None) -> str:
+        """Block until the background compile (if any) is done; returns the backend in use."""
+        if self._compiling is not None:
+            self._compiling.join(timeout)
+        self._switch()
+        return self.backend
+
+    def _switch(self) -> None:
+        if self._fast is not None:
+            self.kernel, self._fast, self._compiling = self._fast, None, None
+
+    def __call__(self, *points) -> tuple[float, list[np.ndarray]]:
+        """(loss, gradients) at the point arrays (one array per input name, or one (dim, n) array).
+
+        The loss of each component is left in ``last_terms``.
+        """
+        if len(points) != len(self.inputs):
+            points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}")
+        if any(np.size(p) == 0 for p in points):
+            raise ValueError(
+                f"ResidualLoss {self.name!r}: an empty point set ({[np.shape(p) for p in points]})"
+            )
+        self._switch()
+        out = self.kernel(*points, *(p._value() for p in self.params))
+        count = len(self.term_names)
+        self.last_terms = [float(v) for v in out[:count]]
+        return math.fsum(self.last_terms), list(out[count:])
+
+    def residuals(self, *points) -> np.ndarray | tuple[np.ndarray, ...]:
+        """The residual at each point (for adaptive refinement and error maps); one array per component."""
+        if len(points) != len(self.inputs):
+            points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}")
+        if self._residual_kernel is None:
+            parts = components(self._residual_fn(*self.inputs), self.name)
+            self._residual_kernel = kernel(parts, [*self.inputs, *self.params], backend="numpy")
+        values = self._residual_kernel(*points, *(p._value() for p in self.params))
+        return values[0] if len(values) == 1 else values
+
+
+_predictors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def predict(net, points, backend: str = "numpy") -> np.ndarray | tuple[np.ndarray, ...]:
+    """The network's outputs at ``points``: a (dim, n) array, or one array per input (any shape, e.g.
+    a meshgrid). One output gives one array, several a tuple. The kernel is compiled once per network
+    and input count and reads the current weights at every call."""
+    arrays = tuple(points) if isinstance(points, tuple | list) else None
+    if arrays is None:
+        points = np.asarray(points)
+        if points.ndim != 2:
+            raise ValueError(
+                f"predict: points must be a (dim, n) array or a list of arrays, got shape {points.shape}"
+            )
+        arrays = tuple(points)
+    params = list(net.get_parameters()) if hasattr(net, "get_parameters") else parameters_of(net)
+    key = (len(arrays), backend)
+    try:
+        cache = _predictors.setdefault(net, {})
+    except TypeError:  # not weakly referable: compile afresh
+        cache = {}
+    if key not in cache:
+        inputs = [placeholder(f"x{i}", dtype=network_dtype(params)) for i in range(len(arrays))]
+        outputs = components(trace(net, inputs, "predict"), "predict")
+        cache[key] = kernel(outputs, [*inputs, *params], backend=backend)
+    values = cache[key](*arrays, *(p._value() for p in params))
+    return values[0] if len(values) == 1 else values
+
+
+__all__ = ["ResidualLoss", "fast_backend", "laplacian", "predict"]
