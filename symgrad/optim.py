@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from symgrad.parameter import Parameter
+from symgrad.parameter import Parameter, parameters_of
 
 
 def _finite_number(value) -> bool:
@@ -30,8 +30,6 @@ class Adam:
         betas=(0.9, 0.999),
         eps: float = 1e-8,
     ):
-        from symgrad.pinn.networks import parameters_of
-
         self.params = parameters_of(params)
         if not callable(lr) and not (_finite_number(lr) and lr > 0):
             raise ValueError(f"Adam: lr must be a finite number > 0 or a schedule step -> lr, got {lr!r}")

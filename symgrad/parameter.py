@@ -39,7 +39,11 @@ class Parameter(Tensor):
     def assign(self, array: np.ndarray) -> None:
         """Take ``array`` as the new value without copying it (the training loops' fast path): it must
         have this Parameter's shape and dtype, and nobody may write into it afterwards."""
-        if type(array) is not np.ndarray or array.shape != self._data.shape or array.dtype != self._data.dtype:
+        if (
+            type(array) is not np.ndarray
+            or array.shape != self._data.shape
+            or array.dtype != self._data.dtype
+        ):
             self.set_data(array)  # converts, or says what is wrong
             return
         self._data = array
@@ -83,6 +87,35 @@ class ParameterTuple(tuple):
             if not isinstance(p, Parameter):
                 raise TypeError(f"ParameterTuple: every element must be a Parameter, got {type(p).__name__}")
         return super().__new__(cls, items)
+
+
+def parameters_of(net) -> list[Parameter]:
+    """The trainable Parameters of a network: a Cell's ``trainable_params()``, an object's ``params``,
+    or a sequence of Parameters as given."""
+    if callable(getattr(net, "trainable_params", None)):  # an nn.Cell
+        return list(net.trainable_params())
+    if isinstance(net, Parameter):
+        return [net]
+    params = getattr(net, "params", net)
+    try:
+        params = list(params)
+    except TypeError:
+        raise TypeError(
+            f"expected a network (an nn.Cell, or an object with .params) or a sequence of Parameters, "
+            f"got {type(net).__name__}"
+        ) from None
+    for i, p in enumerate(params):
+        if not isinstance(p, Parameter):
+            raise TypeError(f"params[{i}] is a {type(p).__name__}, not a Parameter")
+    return params
+
+
+def all_parameters(net) -> list[Parameter]:
+    """Every Parameter of a network, trainable or not (a Fourier matrix too): what checkpoints save and
+    ``predict`` reads; a sequence of Parameters as given."""
+    if callable(getattr(net, "get_parameters", None)):  # an nn.Cell
+        return list(net.get_parameters())
+    return parameters_of(net)
 
 
 def flatten(params) -> np.ndarray:

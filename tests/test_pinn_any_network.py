@@ -113,6 +113,9 @@ def test_wrong_input_counts_and_output_indices_are_named():
         net.output(2)
     with pytest.raises(ValueError, match="layer_sizes"):
         MLP([3])
+    for make in (MLP, lambda *a, **k: ResidualMLP(2, 4, 1, **k)):
+        with pytest.raises(ValueError, match="the embedding takes 3 inputs, the network 2"):
+            make([2, 4, 1], embedding=FourierFeatures(3, 2))
 
 
 def test_any_cell_is_a_network():

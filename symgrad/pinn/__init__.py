@@ -19,12 +19,13 @@
 
 from symgrad.autodiff.taylor import derivatives
 from symgrad.optim import Adam
+from symgrad.parameter import parameters_of
 from symgrad.pinn.adaptive import hard_constraint, refine
 from symgrad.pinn.checkpoints import load_checkpoint, save_checkpoint
 from symgrad.pinn.conditions import Condition, dirichlet, initial, neumann, observations, periodic, robin
 from symgrad.pinn.geometry import Box, Disk, Interval, Rectangle, SpaceTime
 from symgrad.pinn.lbfgs import LbfgsResult, flatten, lbfgs, unflatten
-from symgrad.pinn.networks import MLP, FourierFeatures, PeriodicEmbedding, ResidualMLP, parameters_of
+from symgrad.pinn.networks import MLP, FourierFeatures, PeriodicEmbedding, ResidualMLP
 from symgrad.pinn.plots import plot_solution
 from symgrad.pinn.problems import Beam, Burgers, Heat, KdV, Kovasznay, Poisson2D, PoissonND, Problem
 from symgrad.pinn.residual_loss import ResidualLoss, fast_backend, laplacian, predict

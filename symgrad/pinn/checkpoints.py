@@ -16,15 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from symgrad.parameter import Parameter
-from symgrad.pinn.networks import parameters_of
-
-
-def _all_parameters(params) -> list[Parameter]:
-    """A network's Parameters, trainable or not (a Fourier matrix too), or the sequence given."""
-    if hasattr(params, "get_parameters"):
-        return list(params.get_parameters())
-    return parameters_of(params)
+from symgrad.parameter import Parameter, all_parameters
 
 
 def _keys(params: Sequence[Parameter], where: str) -> list[str]:
@@ -41,7 +33,7 @@ def _keys(params: Sequence[Parameter], where: str) -> list[str]:
 def save_checkpoint(path: str | Path, params, optimizer=None) -> Path:
     """Write the weights of ``params`` (a network or Parameters) and ``optimizer``'s state to ``path``
     exactly (no suffix is added); returns the path. Reloads bit for bit."""
-    params = _all_parameters(params)
+    params = all_parameters(params)
     arrays = {key: p._value() for key, p in zip(_keys(params, "save_checkpoint"), params)}
     if optimizer is not None:
         arrays.update(optimizer.state())
@@ -64,7 +56,7 @@ def save_checkpoint(path: str | Path, params, optimizer=None) -> Path:
 def load_checkpoint(path: str | Path, params, optimizer=None) -> None:
     """Restore what :func:`save_checkpoint` wrote into ``params`` (and ``optimizer``). Nothing is
     changed unless every weight is there with its shape."""
-    params = _all_parameters(params)
+    params = all_parameters(params)
     keys = _keys(params, "load_checkpoint")
     path = Path(path)
     try:

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from symgrad.parameter import flatten, unflatten
-from symgrad.pinn.networks import parameters_of
+from symgrad.parameter import flatten, parameters_of, unflatten
 from symgrad.pinn.threads import one_pool
 from symgrad.pinn.training import (
     NonFiniteLoss,

@@ -6,7 +6,7 @@ comes back as a Tensor; several come back as a tuple, so a system reads ``u, v, 
 Called on arrays of points instead of scalars (eager), each input's last axis is the batch.
 
 Any Cell, or any function of the inputs with Parameters, is a network to the PINN toolkit:
-:func:`parameters_of` finds its Parameters.
+:func:`symgrad.parameter.parameters_of` finds its Parameters.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 
 from symgrad import ops
 from symgrad.nn.cell import Cell
-from symgrad.parameter import Parameter, ParameterTuple
+from symgrad.parameter import Parameter, ParameterTuple, unflatten
 from symgrad.tensor import Tensor
 
 INITIALIZERS = ("glorot_uniform", "glorot_normal", "he_uniform", "he_normal")
@@ -134,6 +134,21 @@ class _PointNetwork(Cell):
             return ops.stack(list(xs))
         return ops.stack(list(xs), axis=-1)  # arrays of points, batch first
 
+    def _use_embedding(self, embedding, n_inputs: int) -> int:
+        """Keep ``embedding`` (its Parameters become the network's) and return the first layer's width."""
+        if embedding is not None and getattr(embedding, "in_dim", n_inputs) != n_inputs:
+            raise ValueError(
+                f"{type(self).__name__}: the embedding takes {embedding.in_dim} inputs, the network {n_inputs}"
+            )
+        self.embedding = embedding
+        register_embedding(self, embedding)
+        return n_inputs if embedding is None else getattr(embedding, "out_dim", n_inputs)
+
+    def _features(self, xs: tuple) -> Tensor:
+        """The inputs stacked into one vector, through the embedding when there is one."""
+        a = self._stack(xs)
+        return a if self.embedding is None else self.embedding(a)
+
     def _split(self, out: Tensor):
         if self.n_outputs == 1:
             return along_last_axis(out, 0)
@@ -162,8 +177,6 @@ class _PointNetwork(Cell):
 
     def set_flat(self, theta: np.ndarray) -> None:
         """Load all trainable weights from one vector (as :func:`symgrad.pinn.flatten` lays them out)."""
-        from symgrad.parameter import unflatten
-
         unflatten(self.params, theta)
 
 
@@ -197,16 +210,10 @@ class MLP(_PointNetwork):
             raise ValueError(
                 f"MLP: layer_sizes needs at least [inputs, outputs], all >= 1, got {list(layer_sizes)}"
             )
-        if embedding is not None and getattr(embedding, "in_dim", sizes[0]) != sizes[0]:
-            raise ValueError(
-                f"MLP: the embedding takes {embedding.in_dim} inputs, layer_sizes[0] is {sizes[0]}"
-            )
         self.layer_sizes = sizes
         self.n_inputs, self.n_outputs = sizes[0], sizes[-1]
         self.activation = activation_function(activation)
-        self.embedding = embedding
-        register_embedding(self, embedding)
-        widths = [getattr(embedding, "out_dim", sizes[0]) if embedding is not None else sizes[0], *sizes[1:]]
+        widths = [self._use_embedding(embedding, sizes[0]), *sizes[1:]]
         rng = np.random.default_rng(seed)
         self._layers = []
         for k, (n_in, n_out) in enumerate(zip(widths[:-1], widths[1:]), start=1):
@@ -217,9 +224,7 @@ class MLP(_PointNetwork):
             self._layers.append((W, b))
 
     def construct(self, *xs):
-        a = self._stack(xs)
-        if self.embedding is not None:
-            a = self.embedding(a)
+        a = self._features(xs)
         for W, b in self._layers[:-1]:
             a = self.activation(ops.matmul(a, W) + b)
         W, b = self._layers[-1]
@@ -249,11 +254,10 @@ class ResidualMLP(_PointNetwork):
                 f"ResidualMLP: need n_inputs, width, n_outputs >= 1 and blocks >= 0, got "
                 f"{n_inputs}, {width}, {n_outputs}, {blocks}"
             )
-        self.n_inputs, self.n_outputs, self.embedding = n_inputs, n_outputs, embedding
-        register_embedding(self, embedding)
+        self.n_inputs, self.n_outputs = n_inputs, n_outputs
         self.activation = activation_function(activation)
         rng = np.random.default_rng(seed)
-        first = getattr(embedding, "out_dim", n_inputs) if embedding is not None else n_inputs
+        first = self._use_embedding(embedding, n_inputs)
 
         def layer(name: str, n_in: int, n_out: int) -> tuple[Parameter, Parameter]:
             W = Parameter(initial_weight(init, n_in, n_out, rng, dtype), name=f"W_{name}")
@@ -269,9 +273,7 @@ class ResidualMLP(_PointNetwork):
         self._output = layer("out", width, n_outputs)
 
     def construct(self, *xs):
-        a = self._stack(xs)
-        if self.embedding is not None:
-            a = self.embedding(a)
+        a = self._features(xs)
         act = self.activation
         W, b = self._input
         h = act(ops.matmul(a, W) + b)
@@ -279,27 +281,6 @@ class ResidualMLP(_PointNetwork):
             h = h + act(ops.matmul(act(ops.matmul(h, W1) + b1), W2) + b2)
         W, b = self._output
         return self._split(ops.matmul(h, W) + b)
-
-
-def parameters_of(net) -> list[Parameter]:
-    """The trainable Parameters of a network: a Cell's ``trainable_params()``, an object's ``params``,
-    or a sequence of Parameters as given."""
-    if isinstance(net, Cell):
-        return list(net.trainable_params())
-    if isinstance(net, Parameter):
-        return [net]
-    params = getattr(net, "params", net)
-    try:
-        params = list(params)
-    except TypeError:
-        raise TypeError(
-            f"expected a network (an nn.Cell, or an object with .params) or a sequence of Parameters, "
-            f"got {type(net).__name__}"
-        ) from None
-    for i, p in enumerate(params):
-        if not isinstance(p, Parameter):
-            raise TypeError(f"params[{i}] is a {type(p).__name__}, not a Parameter")
-    return params
 
 
 __all__ = [
@@ -310,5 +291,4 @@ __all__ = [
     "ResidualMLP",
     "activation_function",
     "initial_weight",
-    "parameters_of",
 ]

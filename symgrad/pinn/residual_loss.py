@@ -22,8 +22,7 @@ import numpy as np
 import lowering
 from symgrad.autodiff.api import grad
 from symgrad.autodiff.api import laplacian as symgrad_laplacian
-from symgrad.parameter import Parameter
-from symgrad.pinn.networks import parameters_of
+from symgrad.parameter import Parameter, all_parameters, parameters_of
 from symgrad.symbolic import kernel, placeholder
 from symgrad.tensor import Tensor
 
@@ -137,16 +136,15 @@ class ResidualLoss:
         parts = components(trace(residual, self.inputs, f"ResidualLoss {name!r}"), f"ResidualLoss {name!r}")
         self.weights = self._weights(weight, len(parts))
         self.term_names = self._term_names(term_names, len(parts))
-        squares = [(r * r).sum() * w if r.shape else r * r * w for r, w in zip(parts, self.weights)]
+        squares = self._weighted_squares(parts)
 
         def total(*xs):
-            terms = components(residual(*xs), name)
-            out = [(r * r).sum() * w if r.shape else r * r * w for r, w in zip(terms, self.weights)]
+            out = self._weighted_squares(components(residual(*xs), name))
             return sum(out[1:], out[0])
 
         grads = grad(total, None, weights=self.params)(*self.inputs) if self.params else []
         self._outputs = [*squares, *grads]
-        self._residual_fn = residual
+        self._parts = parts  # the residual's components at the placeholders, for residuals()
         self._residual_kernel: lowering.Kernel | None = None
         self.last_terms: list[float] = []
         target = fast_backend() if backend == "auto" else backend
@@ -158,6 +156,10 @@ class ResidualLoss:
             self._compiling.start()
         else:
             self.kernel = self._build(target)
+
+    def _weighted_squares(self, parts: list[Tensor]) -> list[Tensor]:
+        """weight * r^2 per component (summed over its entries when it is a vector)."""
+        return [(r * r).sum() * w if r.shape else r * r * w for r, w in zip(parts, self.weights)]
 
     def _weights(self, weight, count: int) -> list[float]:
         values = [weight] * count if np.ndim(weight) == 0 else list(weight)
@@ -231,8 +233,7 @@ class ResidualLoss:
         if len(points) != len(self.inputs):
             points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}")
         if self._residual_kernel is None:
-            parts = components(self._residual_fn(*self.inputs), self.name)
-            self._residual_kernel = kernel(parts, [*self.inputs, *self.params], backend="numpy")
+            self._residual_kernel = kernel(self._parts, [*self.inputs, *self.params], backend="numpy")
         values = self._residual_kernel(*points, *(p._value() for p in self.params))
         return values[0] if len(values) == 1 else values
 
@@ -252,7 +253,7 @@ def predict(net, points, backend: str = "numpy") -> np.ndarray | tuple[np.ndarra
                 f"predict: points must be a (dim, n) array or a list of arrays, got shape {points.shape}"
             )
         arrays = tuple(points)
-    params = list(net.get_parameters()) if hasattr(net, "get_parameters") else parameters_of(net)
+    params = all_parameters(net)
     key = (len(arrays), backend)
     try:
         cache = _predictors.setdefault(net, {})

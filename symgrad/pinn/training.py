@@ -200,7 +200,8 @@ def train(
             last_good = Snapshot(params, optimizer)
             optimizer.step(grads)
             history.append(total)
-            for name, value in zip(names, term_values(losses)):
+            values = term_values(losses)
+            for name, value in zip(names, values):
                 history.terms[name].append(value)
             if bar is not None:
                 bar.set_postfix(loss=f"{total:.3e}", kernel=kernels_in_use(losses), refresh=False)
@@ -210,7 +211,7 @@ def train(
             seconds = time.perf_counter() - started
             stop = stop_reason(step, total, grads, seconds, max_seconds, loss_tol, grad_tol)
             if callbacks:
-                state = TrainState(step, total, dict(zip(names, term_values(losses))), grads, seconds, losses)
+                state = TrainState(step, total, dict(zip(names, values)), grads, seconds, losses)
                 for fn in callbacks:
                     if fn(state) is True:
                         stop = stop or f"stopped by {getattr(fn, '__name__', 'a callback')} at step {step}"
