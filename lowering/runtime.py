@@ -116,6 +116,21 @@ class ArrayRuntime:
         """1 / (1 + exp(-x)) without overflow warnings for large |x|."""
         return self.xp.exp(-self.xp.logaddexp(0, -x))
 
+    def sech2(self, x):
+        """sech(x)^2 as 4q / (1 + q)^2, q = exp(-2|x|): no cancellation for large |x|."""
+        q = self.xp.exp(-2 * self.xp.abs(x))
+        return 4 * q / ((1 + q) * (1 + q))
+
+    def pow2_scale(self, v):
+        """2^floor(log2(v)) inside the normal range where ``v`` is positive and finite, else 1."""
+        xp = self.xp
+        info = xp.finfo(v.dtype)
+        usable = (v > 0) & (v <= info.max)
+        power = xp.clip(
+            xp.floor(xp.log2(xp.where(usable, v, 1))), math.log2(info.tiny), math.log2(info.max) // 1
+        )
+        return xp.where(usable, xp.exp2(power), xp.ones_like(v))
+
     def erf(self, x):
         """The error function: the library's own (PyTorch, MindSpore), else SciPy's, else ``math.erf``."""
         return self._special("erf", x)

@@ -39,8 +39,8 @@ def symbol_names(name: str, shape: tuple, plain_if_single: bool) -> list[str]:
     return [f"{base}{i + 1}" for i in range(size)]
 
 
-def variable_symbols(variables: Sequence[Var]) -> dict[Var, np.ndarray]:
-    """Object arrays of real symbols for each variable, every symbol name used once.
+def variable_labels(variables: Sequence[Var]) -> dict[Var, tuple[str, list[str]]]:
+    """Each variable's label and its elements' symbol names, every name used once.
 
     Two variables with the same name get primes (``x``, ``x'``). A name another
     variable's elements already use (a scalar ``x1`` beside ``x`` of shape (2,), whose
@@ -53,16 +53,25 @@ def variable_symbols(variables: Sequence[Var]) -> dict[Var, np.ndarray]:
         used[var.display_name] = primes + 1
         bases[var] = var.display_name + "'" * primes
     taken: set[str] = set()
-    table = {}
+    labels = {}
     plain = [v for v in variables if len(symbol_names("v", v.shape, v.param is not None)) == 1]
     for var in [v for v in variables if v not in plain] + plain:  # element names (x1, x2) come first
         base = bases[var]
         names = symbol_names(base, var.shape, var.param is not None)
         suffix = 0
-        while taken.intersection(names):
+        while taken.intersection(names) or base in taken:
             suffix += 1
-            names = symbol_names(f"{base}_{suffix}", var.shape, var.param is not None)
+            base = f"{bases[var]}_{suffix}"
+            names = symbol_names(base, var.shape, var.param is not None)
         taken.update(names)
+        labels[var] = (base, names)
+    return labels
+
+
+def variable_symbols(variables: Sequence[Var]) -> dict[Var, np.ndarray]:
+    """Object arrays of real symbols for each variable, named by :func:`variable_labels`."""
+    table = {}
+    for var, (_, names) in variable_labels(variables).items():
         arr = np.empty(len(names), dtype=object)
         arr[:] = [sympy.Symbol(n, real=True) for n in names]
         table[var] = arr.reshape(var.shape)
@@ -154,6 +163,21 @@ def expanded_size(nodes: Sequence[Node]) -> float:
     return sum(per_element[n] * max(math.prod(n.shape), 1) for n in nodes)
 
 
+def _call_inputs(tensor) -> list[Var]:
+    """The variables of every input of the call that made ``tensor`` (named apart together)."""
+    from symgrad.evaluate import Deferred
+
+    found: list[Var] = []
+    for var, bound in tensor._env.items():
+        inner = (
+            [n for n in topo_order([bound.tensor._node]) if isinstance(n, Var)]
+            if isinstance(bound, Deferred)
+            else []
+        )
+        found += inner or [var]  # a symbolic input stands for its own variables
+    return found
+
+
 def closed_form(tensor, max_ops: int | None = DEFAULT_MAX_OPS):
     """The SymPy formula of ``tensor`` in terms of its named inputs and parameters.
 
@@ -171,4 +195,7 @@ def closed_form(tensor, max_ops: int | None = DEFAULT_MAX_OPS):
                 "build and unreadable. symgrad.explain(...) shows it as named intermediates; pass "
                 "max_ops=None to flatten anyway."
             )
-    return as_sympy(to_sympy([node])[0])
+    variables = list(
+        dict.fromkeys(_call_inputs(tensor) + [n for n in topo_order([node]) if isinstance(n, Var)])
+    )
+    return as_sympy(to_sympy([node], variable_symbols(variables))[0])

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
+import re
+
 import numpy as np
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import symgrad
 from symgrad import Parameter, ParameterTuple, Tensor, nn, ops
@@ -134,3 +139,47 @@ def test_big_graphs_are_not_flattened_unless_asked():
     out = net(Tensor(np.ones(4, np.float32)))
     with pytest.raises(ValueError, match="max_ops=None"):
         symgrad.closed_form(out, max_ops=50)
+
+
+@given(
+    base=st.sampled_from(["x", "w", "theta"]),
+    size=st.integers(2, 4),
+    k=st.integers(1, 4),
+    concrete=st.booleans(),
+)
+@settings(max_examples=25, deadline=None)
+def test_printed_formulas_name_distinct_inputs_distinctly(base, size, k, concrete):
+    """A scalar named like an element of another input (``x1`` beside ``x`` (2,)) keeps a name
+    of its own in every formula and heading that shows it, not one shared with ``x``'s element."""
+    k = min(k, size)
+    scalar_name = f"{base}{k}"
+    rng = np.random.default_rng(k)
+    if concrete:
+        vec, s = Tensor(rng.normal(size=size)), Tensor(np.array(1.5))
+    else:
+        vec, s = symgrad.placeholder(base, (size,)), symgrad.placeholder(scalar_name)
+
+    def f(**kw):
+        return (kw[base] * kw[scalar_name]).sum()
+
+    two_args = named_two_args(f, base, scalar_name)
+    d_vec, d_s = ops.grad(two_args, grad_position=(0, 1))(vec, s)
+    names = {str(sym) for e in (d_vec.expr, d_s.expr) for sym in sympy.sympify(e).free_symbols}
+    assert len(names) == size + 1  # x1..x_size and the scalar's own
+    if concrete:
+        text = str(symgrad.explain(ops.grad(two_args, grad_position=(0, 1)), vec, s))
+        headings = re.findall(r"d\(Σ output\)/d(\S+) =", text)
+        assert len(set(headings)) == 2 and not set(headings) & (names - {headings[1]})
+
+
+def named_two_args(f, first: str, second: str):
+    """``f(**{first: a, second: b})`` as a two-argument function whose parameters carry those names."""
+    sig = inspect.Signature(
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in (first, second)]
+    )
+
+    def two(*args):
+        return f(**dict(zip((first, second), args)))
+
+    two.__signature__ = sig  # type: ignore[attr-defined]
+    return two

@@ -155,11 +155,48 @@ def cube():
         numpy="np.power({0}, 3)", c="({0} * {0} * {0})", mindspore="ops.pow({0}, 3)",
     )  # fmt: skip
     yield op
-    del OPS["cube"]
-    for name in ("cube", "Cube"):
-        delattr(ops, name)
-    ops.__all__.remove("cube")
-    ops.__all__.remove("Cube")
+    extend.remove("cube")
+    assert "cube" not in OPS and not hasattr(ops, "Cube") and "Cube" not in ops.__all__
+
+
+def _cube_record(name: str, display: str, **kw):
+    return extend.elementwise(
+        name, display, lambda x: x**3,
+        (lambda x, ans: extend.apply("mul", 3, extend.apply("square", x)),),
+        numpy="np.power({0}, 3)", c="({0} * {0} * {0})", mindspore="ops.pow({0}, 3)", **kw,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "display", "message"),
+    [
+        ("cube", "Tanh", "would replace symgrad.ops.Tanh"),
+        ("grad", "Cube", "would replace symgrad.ops.grad"),
+        ("tanh", "Cube", "already registered"),
+        ("my cube", "Cube", "must be a Python identifier"),
+        ("cube", "Cube it", "must be a Python identifier"),
+        ("lambda", "Cube", "must be a Python identifier"),
+    ],
+)
+def test_extend_refuses_names_already_taken_or_not_identifiers(name, display, message):
+    before = (dict(OPS), ops.Tanh, ops.grad, list(ops.__all__))
+    with pytest.raises(symgrad.OpError, match=message):
+        _cube_record(name, display)
+    assert (dict(OPS), ops.Tanh, ops.grad, list(ops.__all__)) == before
+    np.testing.assert_allclose(ops.Tanh()(Tensor(np.array(0.5))).asnumpy(), np.tanh(0.5))
+
+
+def test_extend_replaces_only_when_asked():
+    builtin = OPS["tanh"]
+    try:
+        _cube_record("tanh", "Tanh", replace=True)
+        assert float(ops.Tanh()(Tensor(np.array(2.0))).asnumpy()) == 8.0
+        assert float(ops.grad(ops.tanh)(Tensor(np.array(2.0))).asnumpy()) == 12.0
+    finally:
+        extend.register(builtin, replace=True)
+    np.testing.assert_allclose(ops.Tanh()(Tensor(np.array(0.5))).asnumpy(), np.tanh(0.5))
+    with pytest.raises(symgrad.OpError, match="no op named 'nonesuch'"):
+        extend.remove("nonesuch")
 
 
 def test_an_op_added_through_extend_works_everywhere(cube):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import sympy
 
 from symgrad.autodiff.recording import Episode, recording
-from symgrad.closed_form import as_sympy, expanded_size, to_sympy, variable_symbols
+from symgrad.closed_form import as_sympy, expanded_size, to_sympy, variable_labels, variable_symbols
 from symgrad.core.graph import Node, Var, count_ops, topo_order
 from symgrad.core.registry import lookup
 from symgrad.evaluate import evaluate
@@ -55,6 +56,13 @@ def _producers(episode: Episode, episodes: list[Episode]) -> dict[Node, tuple[Ep
     return found
 
 
+def _label(var: Node, name: str, labels: dict) -> str:
+    """``name``, or the label the formulas use where another input's names made it change."""
+    if var in labels and labels[var][0] != var.display_name:
+        return labels[var][0]
+    return name
+
+
 def _d(name: str) -> tuple[str, str]:
     return f"d{name}", rf"\mathrm{{d}}{name}"
 
@@ -68,7 +76,12 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
     exprs: dict[Node, object] = {}  # SymPy objects to show
     raw: dict[Node, np.ndarray] = {}  # the same as object arrays, to compute with
     if flat:
-        symbols = variable_symbols([n for n in topo_order(shown) if isinstance(n, Var)])
+        variables = list(dict.fromkeys([w for w in e.wrt if isinstance(w, Var)] + [
+            n for n in topo_order(shown) if isinstance(n, Var)
+        ]))  # fmt: skip
+        labels = variable_labels(variables)
+        e = replace(e, wrt_names=[_label(w, name, labels) for w, name in zip(e.wrt, e.wrt_names)])
+        symbols = variable_symbols(variables)
         raw = dict(zip(shown, to_sympy(shown, symbols)))
         exprs = {n: as_sympy(a) for n, a in raw.items()}
     values = dict(zip(list(e.results) + list(seeds), evaluate(list(e.results) + list(seeds), e.env)))

@@ -87,15 +87,23 @@ def log_softmax(logits, axis: int = -1) -> Tensor:
 def norm(A, ord=None, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002, N803 - MindSpore's names
     """The 2-norm (``ord`` None or 2) or the p-norm for a number ``ord`` >= 1 over ``dim`` (all axes when None).
 
-    The 2-norm's gradient at 0 is NaN (0/0), where MindSpore returns 0: a documented difference.
+    Computed as ``m * norm(A / m)`` with ``m`` a power of two near the mean of |A| (``pow2_scale``,
+    meaning 1 in closed forms), so neither the norm nor its derivatives overflow or underflow
+    where the true values are finite (A = [1e200, 1e200] or [1e-200, 1e-200]). The 2-norm's
+    gradient at 0 is NaN (0/0), where MindSpore returns 0: a documented difference.
     """
     t = F.as_tensor(A, "Norm", "A")
     axes = tuple(F.reduction_axes(t, dim, "Norm"))
+    if not (ord in (None, 2) or isinstance(ord, int | float) and ord >= 1):
+        raise OpError(f"Norm: ord must be None or a number >= 1 (vector norms), got {ord!r}")
+    count = math.prod(t.shape[a] for a in axes)
+    scale = (F.reduce_sum(_abs(t) * (1 / max(count, 1)), axes, True))._op("pow2_scale")
+    scaled = t / scale
     if ord in (None, 2):
-        return _sqrt(F.reduce_sum(t * t, axes, keepdim))
-    if isinstance(ord, int | float) and ord >= 1:
-        return F.reduce_sum(_abs(t) ** ord, axes, keepdim) ** (1 / ord)
-    raise OpError(f"Norm: ord must be None or a number >= 1 (vector norms), got {ord!r}")
+        inner = _sqrt(F.reduce_sum(scaled * scaled, axes, keepdim))
+    else:
+        inner = F.reduce_sum(_abs(scaled) ** ord, axes, keepdim) ** (1 / ord)
+    return inner * scale.reshape(inner.shape)
 
 
 def clip_by_value(x, clip_value_min=None, clip_value_max=None) -> Tensor:

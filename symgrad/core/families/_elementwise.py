@@ -7,7 +7,12 @@ from collections.abc import Callable
 from symgrad.core.registry import ELEMENTWISE, Api, OpDef, elementwise_infer, register
 
 
-def elementwise(
+def elementwise(name: str, display: str, sympy: Callable, partials: tuple[Callable, ...], **kw) -> OpDef:
+    """Register :func:`elementwise_record`'s record in the op table."""
+    return register(elementwise_record(name, display, sympy, partials, **kw))
+
+
+def elementwise_record(
     name: str,
     display: str,
     sympy: Callable,
@@ -23,25 +28,23 @@ def elementwise(
     api: Api | None = None,
     **traits,
 ) -> OpDef:
-    """Register an elementwise op whose derivative is given by per-argument partials.
+    """The record of an elementwise op whose derivative is given by per-argument partials.
 
     ``cuda`` is CUDA's spelling where it differs from C's. ``api`` defaults to the class
     ``display`` and the function ``name`` in ``symgrad.ops``;
     ``traits`` are the other :class:`OpDef` fields (``kink``, ``simd``, ``notation``, ...).
     """
-    return register(
-        OpDef(
-            name=name,
-            display=display,
-            kind=ELEMENTWISE,
-            arity=len(partials),
-            infer=elementwise_infer(display, float_result),
-            sympy=sympy,
-            partials=partials,
-            simplify=simplify,
-            fold=fold,
-            spellings={"numpy": numpy, "c": c, "mindspore": mindspore, **({"cuda": cuda} if cuda else {})},
-            api=api or Api(classes=(display,), functions=(name,)),
-            **traits,
-        )
+    return OpDef(
+        name=name,
+        display=display,
+        kind=ELEMENTWISE,
+        arity=len(partials),
+        infer=elementwise_infer(display, float_result),
+        sympy=sympy,
+        partials=partials,
+        simplify=simplify,
+        fold=fold,
+        spellings={"numpy": numpy, "c": c, "mindspore": mindspore, **({"cuda": cuda} if cuda else {})},
+        api=api or Api(classes=(display,), functions=(name,)),
+        **traits,
     )

@@ -16,7 +16,8 @@ from symgrad.core.registry import Api, apply
 
 elementwise(
     "sigmoid", "Sigmoid", lambda x: 1 / (1 + sympy.exp(-x)),
-    (lambda x, ans: apply("mul", ans, apply("sub", 1, ans)),),
+    # sigmoid' = s (1 - s) = s sigmoid(-x): 1 - s cancels to 0 for x > 37 (sigmoid'(40) = 4.2e-18)
+    (lambda x, ans: apply("mul", ans, apply("sigmoid", apply("neg", x))),),
     numpy="rt.sigmoid({0})", c="(1 / (1 + exp(-{0})))", mindspore="ops.sigmoid({0})",
 )  # fmt: skip
 elementwise(
@@ -64,11 +65,13 @@ elementwise(
 )  # fmt: skip
 elementwise(
     "elu", "ELU", lambda x, alpha: sympy.Piecewise((x, x > 0), (alpha * (sympy.exp(x) - 1), True)),
-    # elu' = 1 for x > 0, else alpha exp(x) = ans + alpha
+    # elu' = 1 for x > 0, else alpha exp(x), as exp(x (1 - h)) (h = heaviside(x)): exp never
+    # overflows where it is not used, and ans + alpha would cancel to 0 for x < -37
     (lambda x, ans, alpha: apply(
         "add",
         apply("heaviside", x, params=(0.0,)),
-        apply("mul", apply("sub", 1, apply("heaviside", x, params=(0.0,))), apply("add", ans, alpha)),
+        apply("mul", apply("mul", alpha, apply("sub", 1, apply("heaviside", x, params=(0.0,)))),
+              apply("exp", apply("mul", x, apply("sub", 1, apply("heaviside", x, params=(0.0,)))))),
     ),),
     numpy="rt.elu({0}, {p0})", c="({0} > 0 ? {0} : {p0} * expm1({0}))", mindspore="ops.elu({0}, {p0})",
     kink="ELU'(0) = alpha",

@@ -1,9 +1,16 @@
-"""Ops whose derivative is zero: sign, heaviside, floor_div, comparisons (==, !=, <, <=, >, >=), stop_gradient.
+"""Ops whose derivative is zero: sign, heaviside, floor_div, comparisons (==, !=, <, <=, >, >=), stop_gradient,
+pow2_scale.
 
 ``stop_gradient`` is an ordinary op with a zero rule: its value is its argument,
 and both sweeps stop at it, which removes its branch from every derivative.
 ``heaviside`` (the derivative of ReLU, Maximum and Minimum) is 0 at NaN, as MindSpore's
 and JAX's ReLU gradients are.
+
+``pow2_scale(v)`` is a power of two near ``v`` (1 where ``v`` is not positive and finite):
+formulas that are the same for every scale ``m`` > 0, such as ``m sqrt((x/m)^2 + (y/m)^2)``
+for a 2-norm, divide by it to stay inside float64's range (no overflow at 1e200, no underflow
+at 1e-200), and a power of two divides exactly. Because those formulas do not depend on
+``m``, its derivative is zero and its SymPy meaning is 1: closed forms show the plain formula.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ def _boolean(display):
     return infer
 
 
-def _nondiff(name, display, arity, sympy_fn, numpy, c, mindspore, infer=None, api=None, **traits):
+def _nondiff(name, display, arity, sympy_fn, numpy, c, mindspore, infer=None, api=None, cuda=None, **traits):
     register(
         OpDef(
             name=name,
@@ -30,7 +37,7 @@ def _nondiff(name, display, arity, sympy_fn, numpy, c, mindspore, infer=None, ap
             arity=arity,
             infer=infer or elementwise_infer(display, float_result=False),
             sympy=sympy_fn,
-            spellings={"numpy": numpy, "c": c, "mindspore": mindspore},
+            spellings={"numpy": numpy, "c": c, "mindspore": mindspore, **({"cuda": cuda} if cuda else {})},
             api=api or Api(classes=(display,), functions=(name,)),
             **traits,
         )
@@ -42,6 +49,26 @@ _nondiff(
     numpy="{0}", c="{0}", mindspore="ops.stop_gradient({0})",
     api=Api(("StopGradient",), ("stop_gradient",), generated=False),  # symgrad.autodiff.api
     passes_value=True,
+)  # fmt: skip
+# 2^floor(log2(v)), held inside the type's normal range so that 1 / scale is finite too
+_POW2_SCALE_C = (
+    "\n".join(
+        f"static inline {real} sg_pow2_scale_{suffix}({real} v) {{ return v > 0 && v <= {top} ? "
+        f"exp2{f}(fmin{f}(fmax{f}(floor{f}(log2{f}(v)), {low}), {high})) : 1; }}"
+        for real, suffix, f, top, low, high in [
+            ("double", "f64", "", "1.7976931348623157e308", "-1022.0", "1023.0"),
+            ("float", "f32", "f", "3.40282347e38f", "-126.0f", "127.0f"),
+        ]
+    )
+    + "\n#define sg_pow2_scale(v) _Generic((v), float: sg_pow2_scale_f32, default: sg_pow2_scale_f64)(v)"
+)
+_nondiff(
+    "pow2_scale", "pow2_scale", 1, lambda v: sympy.Integer(1),
+    numpy="rt.pow2_scale({0})", c="sg_pow2_scale({0})", c_function=_POW2_SCALE_C,
+    cuda="({0} > 0 && {0} <= 1.7976931348623157e308 ? exp2(fmin(fmax(floor(log2((double){0})), -1022.0), 1023.0)) : 1.0)",
+    mindspore="ops.where(({0} > 0) & ({0} <= 3.4e38), ops.exp2(ops.floor(ops.log2({0}))), ops.ones_like({0}))",
+    infer=elementwise_infer("pow2_scale", float_result=True),
+    api=Api(internal="a scale for formulas that do not depend on it (2-norms, atan2's derivative); see above"),
 )  # fmt: skip
 _nondiff(
     "sign", "Sign", 1, sympy.sign,
