@@ -1,9 +1,12 @@
 """Compiled kernels on disk: checked before loading, rebuilt when damaged, never fatal.
 
-Each library ``NAME.so`` has a sidecar ``NAME.so.sha256`` holding its hash, written
-before the library itself (both by atomic rename), so a library is loaded only when it
-is complete and unchanged: a truncated file would otherwise crash the process (SIGBUS)
-when loaded. A damaged entry is rebuilt with a warning. A cache folder that cannot be
+Each library ``NAME.so`` has a sidecar ``NAME.so.sha256`` holding its hash and its name
+(``NAME`` carries the hash of the kernel's source and flags), written before the library
+itself (both by atomic rename). A library is loaded only when it is complete, unchanged
+and the one built for that name: a truncated file would crash the process (SIGBUS) when
+loaded, and another kernel's library and sidecar copied over this pair would crash it
+(SIGSEGV) when called with this kernel's arguments. A damaged entry is rebuilt with a warning
+(an older symgrad's sidecar, with the hash alone, quietly). A cache folder that cannot be
 written falls back to a temporary folder for this process, with a warning.
 """
 
@@ -45,10 +48,19 @@ def find(name: str) -> Path | None:
             continue
         sidecar = _sidecar(path)
         try:
-            expected = sidecar.read_text().strip()
-            if expected and digest(path) == expected:
+            expected = sidecar.read_text().split()
+            built_for = expected[1] if len(expected) == 2 else None
+            if built_for == name and digest(path) == expected[0]:
                 return path
-            problem = f"its hash does not match {sidecar.name}"
+            if built_for is None and len(expected) == 1:  # an older symgrad's sidecar: rebuilt quietly
+                discard(path)
+                continue
+            if built_for is None:
+                problem = f"{sidecar.name} is not a sidecar symgrad wrote"
+            elif built_for != name:
+                problem = f"{sidecar.name} says it was built for {built_for}"
+            else:
+                problem = f"its hash does not match {sidecar.name}"
         except OSError:
             problem = f"it has no readable {sidecar.name}"
         warnings.warn(
@@ -99,7 +111,7 @@ def store(name: str, build: Callable[[Path], None]) -> Path:
         build(built)
         target = folder / name
         hashed = Path(work) / (name + ".sha256")
-        hashed.write_text(digest(built) + "\n")
+        hashed.write_text(f"{digest(built)} {name}\n")
         os.replace(hashed, _sidecar(target))  # the hash first: a library without one is never trusted
         os.replace(built, target)  # atomic: a concurrent process sees all or nothing
     return target

@@ -1,13 +1,17 @@
 """The ``symgrad`` command: ``tour``, ``derive``, ``explain`` and ``verify``.
 
-Errors are one line on stderr with exit status 2. A script that raises under ``explain``
-or ``verify`` shows its own traceback (from the script's frame on) and exits with 1.
+Errors are one line on stderr with exit status 2 (input past the bounds ``derive`` states in
+``symgrad.explain.formula`` and ``symgrad.explain.derive`` included). A script that raises
+under ``explain`` or ``verify`` shows its own traceback (from the script's frame on), one
+that does not compile shows its SyntaxError as Python would, and both exit with 1; a file
+that is not Python text (binary) is bad input: one line, exit 2.
 Output piped into a program that stops reading (``symgrad tour | head``) ends quietly.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import runpy
 import sys
@@ -26,9 +30,25 @@ class ScriptError(Exception):
 
 
 def _script(path: str) -> Path:
+    """``path`` as a script that compiles; a SyntaxError is shown as Python shows it, without our frames."""
     script = Path(path)
     if not script.is_file():
         raise UsageError(f"no such script {path!r}")
+    try:
+        data = script.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+    try:
+        if b"\0" in data:
+            raise ValueError("null bytes")
+        source = importlib.util.decode_source(data)
+    except (ValueError, SyntaxError):  # UnicodeDecodeError is a ValueError; a bad coding cookie a SyntaxError
+        raise UsageError(f"{path} is not a Python script (it is binary or not valid text)") from None
+    try:
+        compile(source, str(script), "exec")  # compiled only, to report its syntax; runpy runs it
+    except (SyntaxError, ValueError) as exc:
+        print("".join(traceback.format_exception_only(type(exc), exc)), end="", file=sys.stderr)
+        raise ScriptError(f"{path} is not valid Python ({type(exc).__name__} above)") from None
     return script
 
 
@@ -137,6 +157,12 @@ def main(argv: list[str] | None = None) -> int:
     handler = {"tour": _tour, "derive": _derive, "explain": _explain, "verify": _verify}[args.command]
     try:
         return handler(args)
+    except (RecursionError, MemoryError, OverflowError) as exc:  # a bound we missed: still one line
+        print(
+            f"symgrad {args.command}: the input is too large or deep to handle ({type(exc).__name__})",
+            file=sys.stderr,
+        )
+        return 2
     except UsageError as exc:
         print(f"symgrad {args.command}: {exc}", file=sys.stderr)
         return 2

@@ -226,10 +226,19 @@ print(abs(value[0] - np.sin(0.5)) < 1e-15, any("is damaged" in str(w.message) fo
 """
 
 
+_BUILD_OTHER = """
+import numpy as np, symgrad
+from symgrad import ops
+a, b = symgrad.placeholder("a", (3,)), symgrad.placeholder("b", (2, 3))
+symgrad.kernel([ops.matmul(b, a) * 2.0, ops.exp(a)], [a, b], backend="c")(np.ones(3), np.ones((2, 3)))
+"""
+
+
 @needs_cc
-@pytest.mark.parametrize("damage", ["truncate", "random", "empty", "no sidecar"])
+@pytest.mark.parametrize("damage", ["truncate", "random", "empty", "no sidecar", "another kernel's pair"])
 def test_a_damaged_cached_kernel_is_rebuilt_with_a_warning(tmp_path, damage):
-    """Loading a truncated library kills the process (SIGBUS): each run is a new process."""
+    """Loading a truncated library kills the process (SIGBUS), and calling another kernel's library
+    with this kernel's arguments may too (SIGSEGV): each run is a new process."""
     env = {**os.environ, "SYMGRAD_CACHE": str(tmp_path)}
 
     def run() -> str:
@@ -248,10 +257,29 @@ def test_a_damaged_cached_kernel_is_rebuilt_with_a_warning(tmp_path, damage):
         path.write_bytes(np.random.default_rng(0).bytes(len(data)))
     elif damage == "empty":
         path.write_bytes(b"")
-    else:
+    elif damage == "no sidecar":
         path.with_name(path.name + ".sha256").unlink()
+    else:  # a complete, unchanged library and its sidecar, but built for another kernel
+        done = subprocess.run([sys.executable, "-c", _BUILD_OTHER], env=env, capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        (other,) = set((tmp_path / "c").glob("kernel_*.so")) - {path}
+        for suffix in ("", ".sha256"):
+            os.replace(other.with_name(other.name + suffix), path.with_name(path.name + suffix))
     assert run() == "True True"
     assert path.read_bytes() == data and run() == "True False"
+
+
+@needs_cc
+def test_an_older_sidecar_is_rebuilt_quietly(tmp_path):
+    """A sidecar with the hash alone (written before sidecars named their kernel) is no damage."""
+    env = {**os.environ, "SYMGRAD_CACHE": str(tmp_path)}
+    load = [sys.executable, "-c", _LOAD_SIN]
+    assert subprocess.run(load, env=env, capture_output=True, text=True).stdout.strip() == "True False"
+    (path,) = (tmp_path / "c").glob("kernel_*.so")
+    sidecar = path.with_name(path.name + ".sha256")
+    sidecar.write_text(sidecar.read_text().split()[0] + "\n")
+    assert subprocess.run(load, env=env, capture_output=True, text=True).stdout.strip() == "True False"
+    assert sidecar.read_text().split()[1] == path.name
 
 
 @needs_cc

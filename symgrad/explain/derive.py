@@ -8,6 +8,7 @@ else. Exact constants stay exact, and closed forms are tidied for display.
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -17,7 +18,7 @@ import sympy
 
 import lowering
 from symgrad.autodiff.engine import vjp_sweep
-from symgrad.closed_form import as_sympy, to_sympy
+from symgrad.closed_form import as_sympy, expanded_size, to_sympy
 from symgrad.core.graph import Node, Var, const, substitute
 from symgrad.core.registry import MAP, OPS, apply, lookup
 from symgrad.explain import formula
@@ -54,6 +55,9 @@ class DeriveError(ValueError):
 
 
 SIMPLIFY_MAX_OPS = 300  # larger closed forms are shown as the engine gives them
+MAX_ORDER = 20
+MAX_ROWS = 500  # mixed partials asked for (all orders together)
+MAX_FLAT_OPS = 20_000  # operations in the closed forms, counted before they are built
 SIMPLIFY_SECONDS = 3.0
 
 
@@ -166,14 +170,19 @@ def derive(
     d/dx = 2*x/3 + pi
     d^2/dxdx = 2/3
     """
-    if order < 1:
-        raise DeriveError(f"--order must be 1 or more, got {order}")
+    if not 1 <= order <= MAX_ORDER:
+        raise DeriveError(f"--order must be from 1 to {MAX_ORDER}, got {order}")
     expr = parse(text)
     symbols = {s.name: s for s in expr.free_symbols}
     for name in list(wrt) + list(at or {}):
         if name not in symbols:
             known = ", ".join(sorted(symbols)) or "none"
             raise DeriveError(f"unknown variable {name!r}; the formula's variables are: {known}")
+    rows = sum(math.comb(len(wrt) + k - 1, k) for k in range(1, order + 1))
+    if rows > MAX_ROWS:
+        raise DeriveError(
+            f"{len(wrt)} variables to order {order} make {rows} mixed partials; the limit is {MAX_ROWS}"
+        )
     variables = {s: Var(s.name, (), np.float64) for s in symbols.values()}
     graph = _Graph(variables)
     root = graph.node(expr)
@@ -184,6 +193,12 @@ def derive(
             for name in combo:
                 node = vjp_sweep([(node, const(1.0))], [variables[symbols[name]]])[0] or const(0)
             results.append((combo, node))
+        size = expanded_size([n for _, n in results])  # checked order by order: the next is larger
+        if size > MAX_FLAT_OPS:
+            raise DeriveError(
+                f"the closed forms to order {k} would hold about {size:.3g} operations (limit "
+                f"{MAX_FLAT_OPS}); ask for a lower --order or fewer variables"
+            )
     table = {var: np.array(sym, dtype=object) for sym, var in variables.items()}
     table.update({var: np.array(sympy.Symbol(var.name), dtype=object) for var in graph.exact})
     exact = {sympy.Symbol(var.name): value for var, value in graph.exact.items()}
@@ -198,5 +213,11 @@ def derive(
             np.float64(e) for e in graph.exact.values()
         ]
         kernel = lowering.compile_kernel([n for _, n in results], args)
-        values = [float(v) for v in kernel(*point)]
+        try:
+            values = [float(v) for v in kernel(*point)]
+        except OverflowError:
+            raise DeriveError(
+                "a number in the formula is beyond float64's range (about 1.8e308), so there are no "
+                "float64 values at the point; leave out --at to see the exact closed forms"
+            ) from None
     return [Derivative(combo, e, v) for (combo, _), e, v in zip(results, exprs, values)]

@@ -8,11 +8,18 @@ the syntax tree of the result, accepting only numbers, names,
 access, subscripts, keywords, strings, lambdas, ...) is refused with a message that
 says what was found. Numbers stay exact (``0.1`` is 1/10); ``pi`` and ``E`` are
 SymPy's constants.
+
+The work is bounded, so no text can make it hang or crash: at most MAX_CHARACTERS
+characters and MAX_TOKENS tokens, nesting (parentheses, signs, powers, calls) at most
+MAX_DEPTH deep, number literals within MAX_DIGITS digits and exponents, and a power of
+two numbers only where its exact value has at most MAX_DIGITS digits (``10^10^10`` is
+refused rather than computed).
 """
 
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections.abc import Callable
 
@@ -24,6 +31,10 @@ _TOKEN = re.compile(
     r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_]\w*)|(?P<op>\*\*|[-+*/^(),])|(?P<bad>\S))"
 )
 CONSTANTS = {"pi": sympy.pi, "E": sympy.E}
+MAX_CHARACTERS = 10_000
+MAX_TOKENS = 4_000
+MAX_DEPTH = 200
+MAX_DIGITS = 1_000
 _EXTRA_FUNCTIONS: dict[str, Callable] = {
     "ln": sympy.log,
     "max": sympy.Max,
@@ -54,6 +65,8 @@ FUNCTIONS = functions()
 
 def tokens(text: str) -> list[tuple[str, str]]:
     """(kind, text) pairs: number, name or op; anything else is refused."""
+    if len(text) > MAX_CHARACTERS:
+        raise FormulaError(f"the formula has {len(text)} characters; the limit is {MAX_CHARACTERS}")
     out = []
     position = 0
     while position < len(text):
@@ -65,9 +78,23 @@ def tokens(text: str) -> list[tuple[str, str]]:
             raise FormulaError(
                 f"unexpected character {match.group(kind)!r} at position {match.start(kind) + 1}"
             )
+        if kind == "number":
+            _check_number(match.group(kind))
         out.append((kind, match.group(kind)))
         position = match.end()
+        if len(out) > MAX_TOKENS:
+            raise FormulaError(f"the formula has more than {MAX_TOKENS} numbers, names and signs (the limit)")
     return out
+
+
+def _check_number(text: str) -> None:
+    mantissa, _, exponent = text.lower().partition("e")
+    digits = len(mantissa.replace(".", "").lstrip("0"))
+    if digits > MAX_DIGITS or (exponent and abs(int(exponent)) > MAX_DIGITS):
+        raise FormulaError(
+            f"the number {text[:40]}{'...' if len(text) > 40 else ''} is too long or large "
+            f"(at most {MAX_DIGITS} digits and exponents up to {MAX_DIGITS})"
+        )
 
 
 def with_implicit_products(items: list[tuple[str, str]]) -> str:
@@ -97,11 +124,25 @@ def parse(text: str) -> sympy.Expr:
     try:
         tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
-        raise FormulaError(f"cannot parse {text!r}: {exc.msg}") from None
-    expr = _build(tree.body)
+        raise FormulaError(f"cannot parse {text[:80]!r}: {exc.msg}") from None
+    except (RecursionError, MemoryError):
+        raise FormulaError(f"the formula nests too deeply (the limit is {MAX_DEPTH} levels)") from None
+    expr = _build(tree.body, 0)
     if not isinstance(expr, sympy.Expr):
         raise FormulaError(f"{text!r} is not a formula")
     return expr
+
+
+def _power(base, exponent):
+    """``base ** exponent``, refused where both are numbers and the exact value would be huge."""
+    if isinstance(base, sympy.Number) and isinstance(exponent, sympy.Number) and abs(base) not in (0, 1):
+        size = max(abs(base.p), abs(base.q)) if isinstance(base, sympy.Rational) else abs(float(base))
+        digits = float(abs(exponent)) * math.log10(float(size)) if size > 1 else 0.0
+        if digits > MAX_DIGITS:
+            raise FormulaError(
+                f"{base}^{exponent} has about {digits:.3g} digits; exact numbers are limited to {MAX_DIGITS}"
+            )
+    return base**exponent
 
 
 _BINARY = {
@@ -109,15 +150,27 @@ _BINARY = {
     ast.Sub: lambda a, b: a - b,
     ast.Mult: lambda a, b: a * b,
     ast.Div: lambda a, b: a / b,
-    ast.Pow: lambda a, b: a**b,
+    ast.Pow: _power,
 }
+_CHAINED = (ast.Add, ast.Sub, ast.Mult, ast.Div)  # left-associative: a long chain is a loop, not nesting
 
 
-def _build(node: ast.AST):
+def _build(node: ast.AST, depth: int):
+    if depth > MAX_DEPTH:
+        raise FormulaError(f"the formula nests more than {MAX_DEPTH} levels deep (the limit)")
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _CHAINED):
+        chain = []
+        while isinstance(node, ast.BinOp) and isinstance(node.op, _CHAINED):
+            chain.append((type(node.op), node.right))
+            node = node.left
+        value = _build(node, depth + 1)
+        for op, right in reversed(chain):
+            value = _BINARY[op](value, _build(right, depth + 1))
+        return value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        return _BINARY[type(node.op)](_build(node.left), _build(node.right))
+        return _BINARY[type(node.op)](_build(node.left, depth + 1), _build(node.right, depth + 1))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        value = _build(node.operand)
+        value = _build(node.operand, depth + 1)
         return -value if isinstance(node.op, ast.USub) else value
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         return (
@@ -129,7 +182,7 @@ def _build(node: ast.AST):
         name = node.func.id
         if name not in FUNCTIONS:
             raise FormulaError(f"unknown function {name!r}; known: {', '.join(sorted(FUNCTIONS))}")
-        args = [_build(a) for a in node.args]
+        args = [_build(a, depth + 1) for a in node.args]
         try:
             return FUNCTIONS[name](*args)
         except (TypeError, ValueError) as exc:  # wrong argument count, or a relation where a number goes
