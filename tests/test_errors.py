@@ -108,3 +108,33 @@ def test_set_data_checks_the_shape():
 def test_bad_context_settings():
     with pytest.raises(ValueError, match="device_target must be one of"):
         symgrad.set_context(device_target="TPU")
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"learning_rate": -1e-3},
+        {"learning_rate": float("nan")},
+        {"learning_rate": float("inf")},
+        {"learning_rate": 0.1, "momentum": float("nan")},
+        {"learning_rate": 0.1, "weight_decay": -0.5},
+        {"learning_rate": "0.1"},
+    ],
+)
+def test_mindspore_optimizers_refuse_nonsense_rates(kwargs):
+    w = Parameter(Tensor(np.ones(2)), name="w")
+    argument = next(k for k, v in kwargs.items() if not (isinstance(v, float) and 0 <= v < 1e9))
+    with pytest.raises(ValueError, match=f"SGD: {argument} must be a finite number >= 0"):
+        nn.SGD([w], **kwargs)
+
+
+def test_mindspore_optimizers_refuse_a_non_finite_gradient_before_changing_any_weight():
+    w, b = Parameter(Tensor(np.ones(2)), name="w"), Parameter(Tensor(np.zeros(1)), name="b")
+    opt = nn.Momentum([w, b], learning_rate=0.1, momentum=0.9)
+    with pytest.raises(
+        FloatingPointError, match=r"gradient of 'b' is nan at index \(0,\); no weight was changed"
+    ):
+        opt((Tensor(np.array([1.0, 1.0])), Tensor(np.array([np.nan]))))
+    assert w.asnumpy().tolist() == [1.0, 1.0] and b.asnumpy().tolist() == [0.0]
+    opt((Tensor(np.array([1.0, 2.0])), Tensor(np.array([0.5]))))
+    np.testing.assert_allclose(w.asnumpy(), [0.9, 0.8])

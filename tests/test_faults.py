@@ -403,3 +403,17 @@ def test_transforms_either_agree_with_the_reference_or_raise_a_documented_error(
         np.testing.assert_allclose(
             np.asarray(g.asnumpy(), np.float64).ravel(), expected.ravel(), rtol=rtol, atol=rtol
         )
+
+
+def test_files_are_written_whole_or_not_at_all(tmp_path):
+    from symgrad.files import atomic_file
+
+    target = tmp_path / "result.png"
+    target.write_bytes(b"old")
+    with pytest.raises(OSError, match="disk full"), atomic_file(target) as file:
+        file.write(b"half of the new")
+        raise OSError("disk full")
+    assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["result.png"]
+    with atomic_file(target) as file:
+        file.write(b"new")
+    assert target.read_bytes() == b"new" and sorted(p.name for p in tmp_path.iterdir()) == ["result.png"]

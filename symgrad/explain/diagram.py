@@ -13,6 +13,7 @@ from pathlib import Path
 from symgrad.core.graph import Const, Node, Var, topo_order
 from symgrad.core.registry import NONDIFF, lookup
 from symgrad.explain.intermediates import const_label
+from symgrad.files import atomic_file
 
 
 def _nodes(items) -> list[Node]:
@@ -59,7 +60,9 @@ def render_graph(*tensors, path: str | Path = "graph.svg", labels: list[str] | N
             "(Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz). "
             "graph_dot(...) returns the DOT text without it."
         )
-    subprocess.run(
-        [dot, f"-T{fmt}", "-o", str(path)], input=graph_dot(*tensors, labels=labels), text=True, check=True
+    drawn = subprocess.run(
+        [dot, f"-T{fmt}"], input=graph_dot(*tensors, labels=labels).encode(), capture_output=True, check=True
     )
+    with atomic_file(path) as file:
+        file.write(drawn.stdout)
     return path

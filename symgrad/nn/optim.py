@@ -14,7 +14,9 @@ class Momentum:
 
     MindSpore's rule: ``g = grad + weight_decay * p``; ``accum = momentum * accum + g``;
     ``p -= lr * accum`` (Nesterov: ``p -= lr * (g + momentum * accum)``). Returns True, as
-    MindSpore's optimizer cells do.
+    MindSpore's optimizer cells do. The rate, momentum and weight decay must be finite and
+    >= 0 (as MindSpore checks them); a gradient with a NaN or infinite entry is refused before
+    any weight changes.
     """
 
     def __init__(
@@ -28,8 +30,18 @@ class Momentum:
         self.parameters = list(params)
         if not self.parameters:
             raise ValueError("Momentum: params is empty; pass the network's trainable_params()")
-        if momentum < 0:
-            raise ValueError(f"Momentum: momentum must be >= 0, got {momentum}")
+        name = type(self).__name__
+        for arg, value in (
+            ("learning_rate", learning_rate),
+            ("momentum", momentum),
+            ("weight_decay", weight_decay),
+        ):
+            if not (
+                isinstance(value, int | float | np.floating | np.integer)
+                and np.isfinite(value)
+                and value >= 0
+            ):
+                raise ValueError(f"{name}: {arg} must be a finite number >= 0, got {value!r}")
         self.learning_rate, self.momentum = float(learning_rate), float(momentum)
         self.weight_decay, self.use_nesterov = float(weight_decay), use_nesterov
         self.moments = [np.zeros(p.shape, p.dtype.np) for p in self.parameters]
@@ -39,13 +51,22 @@ class Momentum:
             raise ValueError(
                 f"{type(self).__name__}: {len(gradients)} gradients for {len(self.parameters)} parameters"
             )
-        for i, (p, g) in enumerate(zip(self.parameters, gradients)):
+        checked = []
+        for p, g in zip(self.parameters, gradients):  # every gradient checked before any weight changes
             value = p.asnumpy()
             g = np.asarray(g.asnumpy() if hasattr(g, "asnumpy") else g, value.dtype)
             if g.shape != value.shape:
                 raise ValueError(
                     f"{type(self).__name__}: gradient of {p.name!r} has shape {g.shape}, expected {value.shape}"
                 )
+            if not np.all(np.isfinite(g)):
+                bad = np.argwhere(~np.isfinite(g))[0]
+                raise FloatingPointError(
+                    f"{type(self).__name__}: the gradient of {p.name!r} is {g[tuple(bad)]} at index "
+                    f"{tuple(int(i) for i in bad)}; no weight was changed"
+                )
+            checked.append((p, value, g))
+        for i, (p, value, g) in enumerate(checked):
             g = g + self.weight_decay * value
             self.moments[i] = self.momentum * self.moments[i] + g
             step = g + self.momentum * self.moments[i] if self.use_nesterov else self.moments[i]

@@ -7,15 +7,13 @@ every name, shape and the optimizer's state before it changes anything.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from symgrad.files import atomic_file
 from symgrad.parameter import Parameter, all_parameters
 
 
@@ -38,18 +36,8 @@ def save_checkpoint(path: str | Path, params, optimizer=None) -> Path:
     if optimizer is not None:
         arrays.update(optimizer.state())
     path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=folder)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            np.savez(file, **arrays)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+    with atomic_file(path) as file:
+        np.savez(file, **arrays)
     return path
 
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from symgrad.files import atomic_file
+
 
 def plot_solution(
     path: str | Path,
@@ -34,9 +36,13 @@ def plot_solution(
         ax.set_ylabel(labels[1])
         fig.colorbar(image, ax=ax)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return Path(path)
+    path = Path(path)
+    try:
+        with atomic_file(path) as file:  # the format from the name, as savefig(path) would choose
+            fig.savefig(file, dpi=110, format=path.suffix.lstrip(".").lower() or "png")
+    finally:
+        plt.close(fig)
+    return path
 
 
 __all__ = ["plot_solution"]
