@@ -8,6 +8,7 @@ closed form (``expr``).
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from typing import Any
 
@@ -115,7 +116,26 @@ def _broadcast_value(update: Node, region, shape, index) -> Node:
 class Tensor:
     """A MindSpore-style tensor whose value and derivatives are closed forms."""
 
-    __array_ufunc__ = None  # NumPy defers to Tensor's reflected operators
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy's ufuncs that are table ops (np.sin, np.exp, np.add from ``array + tensor``, ...)
+        apply the op, so the result stays in the graph and is differentiated exactly; any other
+        ufunc, method or keyword is refused with a pointer to ``symgrad.ops``."""
+        tensors = [x for x in inputs if isinstance(x, Tensor)]
+        if method == "__call__" and not kwargs:
+            if ufunc is np.matmul and len(inputs) == 2:
+                a, b = inputs
+                return a.__matmul__(b) if isinstance(a, Tensor) else b.__rmatmul__(a)
+            name = ufunc_ops().get(ufunc.__name__)
+            if name is not None:
+                node = make_node(name, tuple(as_operand(x) for x in inputs))
+                return Tensor._wrap(node, merge_env(*tensors))
+        called = f"np.{ufunc.__name__}" + (f".{method}" if method != "__call__" else "")
+        given = f" with {', '.join(sorted(kwargs))}=" if kwargs else ""
+        raise TypeError(
+            f"{called}{given} cannot take a symgrad Tensor: symgrad would not see it, so nothing would "
+            "be differentiated. Write it with symgrad.ops (ops.sin, ops.exp, ops.tanh, ...); NumPy's own "
+            f"ufuncs that are symgrad ops are: {', '.join(sorted(ufunc_ops()))}"
+        )
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None):
         if input_data is None:
@@ -339,6 +359,25 @@ class Tensor:
         return self.reshape(tuple(shape))
 
     __hash__ = object.__hash__
+
+
+_ufuncs: tuple[tuple, dict[str, str]] = ((), {})
+
+
+def ufunc_ops() -> dict[str, str]:
+    """NumPy ufunc name -> op name, read off the table's NumPy spellings (``np.sin({0})`` -> sin);
+    read again when the table changes (``symgrad.extend``)."""
+    global _ufuncs
+    if _ufuncs[0] == tuple(OPS.values()):
+        return _ufuncs[1]
+    found = {}
+    for op in OPS.values():
+        match = re.fullmatch(r"np\.(\w+)\(\{0\}(?:, \{1\})?\)", op.spellings.get("numpy", ""))
+        fn = getattr(np, match.group(1), None) if match and not op.api.internal else None
+        if isinstance(fn, np.ufunc):
+            found[fn.__name__] = op.name
+    _ufuncs = (tuple(OPS.values()), found)
+    return found
 
 
 def _operator(name: str, reflected: bool):

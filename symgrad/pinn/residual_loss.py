@@ -42,16 +42,13 @@ def fast_backend() -> str:
 
 
 def trace(fn: Callable, inputs: Sequence[Tensor], what: str):
-    """``fn(*inputs)`` on placeholders, with NumPy-on-Tensor mistakes explained."""
+    """``fn(*inputs)`` on placeholders; a NumPy function refused on a Tensor says which residual."""
     try:
         return fn(*inputs)
     except TypeError as exc:
-        if "does not support ufuncs" not in str(exc):
+        if "cannot take a symgrad Tensor" not in str(exc):
             raise
-        raise TypeError(
-            f"{what}: a NumPy function (such as np.sin) was called on a symgrad Tensor; write it with "
-            "symgrad.ops (ops.sin, ops.exp, ops.tanh, ...), whose derivatives symgrad knows exactly"
-        ) from exc
+        raise TypeError(f"{what}: {exc}") from exc
 
 
 def components(value, what: str) -> list[Tensor]:
