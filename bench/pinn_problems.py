@@ -4,7 +4,8 @@ Three problems a PINN user brings (issue 27), each written with symgrad's public
 (``MLP``, conditions, ``ResidualLoss``, ``train``, ``lbfgs``, ``predict``) and with DeepXDE's:
 
 - helmholtz: -u_xx - u_yy - k^2 u = k^2 sin(kx) sin(ky), k = 4 pi, on [0, 1]^2, u = 0 on the
-  boundary (DeepXDE's example); [2, 50, 50, 50, 1] tanh, 4096 interior + 800 boundary points.
+  boundary (DeepXDE's example: sin activation, the boundary term weighted 100);
+  [2, 50, 50, 50, 1], 4096 interior + 800 boundary points.
 - inverse heat: u_t = D u_xx on [0, 1]^2, D unknown (0.5 at first, 0.1 true), learnt with the
   weights from 200 observations of u = exp(-D pi^2 t) sin(pi x) and u = 0 at x = 0, 1;
   [2, 20, 20, 20, 1], 2000 interior + 100 boundary points, the data term weighted 10.
@@ -68,7 +69,7 @@ def helmholtz_exact(x, y):
 
 # ----- symgrad -----
 def symgrad_helmholtz():
-    net = MLP([2, 50, 50, 50, 1], seed=0)
+    net = MLP([2, 50, 50, 50, 1], activation="sin", seed=0)
     square = Rectangle((0, 0), (1, 1))
 
     def pde(x, y):
@@ -76,7 +77,7 @@ def symgrad_helmholtz():
 
     walls = dirichlet(net, square, value=0.0)
     terms = [(ResidualLoss(pde, ("x", "y"), net, name="pde"), square.interior(4096, seed=1))]
-    terms.append((walls.loss(net), walls.sample(800, seed=2)))
+    terms.append((walls.loss(net, weight=100.0), walls.sample(800, seed=2)))
 
     def errors():
         X, Y = _grid((0, 0), (1, 1))
@@ -157,14 +158,14 @@ def deepxde_helmholtz(dde):
     square = dde.geometry.Rectangle([0, 0], [1, 1])
     bc = dde.icbc.DirichletBC(square, lambda x: 0, lambda _, on_boundary: on_boundary)
     data = dde.data.PDE(square, pde, [bc], num_domain=4096, num_boundary=800)
-    model = dde.Model(data, dde.nn.FNN([2, 50, 50, 50, 1], "tanh", "Glorot normal"))
+    model = dde.Model(data, dde.nn.FNN([2, 50, 50, 50, 1], "sin", "Glorot normal"))
 
     def errors():
         X, Y = _grid((0, 0), (1, 1))
         predicted = model.predict(np.stack([X.ravel(), Y.ravel()], 1)).reshape(X.shape)
         return {"u": _relative(predicted, helmholtz_exact(X, Y))}
 
-    return model, [], None, errors
+    return model, [], [1, 100], errors
 
 
 def deepxde_inverse_heat(dde):

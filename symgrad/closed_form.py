@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import sympy
+from sympy.printing.conventions import split_super_sub
 
 from symgrad.core.graph import Const, Node, Var, count_ops, topo_order
 from symgrad.core.registry import CONTRACTION, ELEMENTWISE, MAP, NONDIFF, REDUCTION, lookup
@@ -44,7 +45,8 @@ def variable_labels(variables: Sequence[Var]) -> dict[Var, tuple[str, list[str]]
 
     Two variables with the same name get primes (``x``, ``x'``). A name another
     variable's elements already use (a scalar ``x1`` beside ``x`` of shape (2,), whose
-    elements are ``x1, x2``) gets a numbered suffix: ``x1_1``.
+    elements are ``x1, x2``), as text or as LaTeX prints it (``x_1`` is ``x_{1}`` like
+    ``x1``), gets a numbered suffix: ``x1_1``.
     """
     used: dict[str, int] = {}
     bases = {}
@@ -52,20 +54,30 @@ def variable_labels(variables: Sequence[Var]) -> dict[Var, tuple[str, list[str]]
         primes = used.get(var.display_name, 0)
         used[var.display_name] = primes + 1
         bases[var] = var.display_name + "'" * primes
-    taken: set[str] = set()
+    taken: set = set()
     labels = {}
     plain = [v for v in variables if len(symbol_names("v", v.shape, v.param is not None)) == 1]
     for var in [v for v in variables if v not in plain] + plain:  # element names (x1, x2) come first
         base = bases[var]
         names = symbol_names(base, var.shape, var.param is not None)
         suffix = 0
-        while taken.intersection(names) or base in taken:
+        while taken.intersection(_printed(names)) or _printed([base]) & taken:
             suffix += 1
             base = f"{bases[var]}_{suffix}"
             names = symbol_names(base, var.shape, var.param is not None)
-        taken.update(names)
+        taken.update(_printed(names))
         labels[var] = (base, names)
     return labels
+
+
+def _printed(names: Sequence[str]) -> set:
+    """How ``names`` print: as text, and as LaTeX sees them (x1 and x_1 are both x_{1} there)."""
+    return set(names) | {_latex_key(n) for n in names}
+
+
+def _latex_key(name: str) -> tuple:
+    base, supers, subs = split_super_sub(name)
+    return (base, tuple(supers), tuple(subs))
 
 
 def variable_symbols(variables: Sequence[Var]) -> dict[Var, np.ndarray]:

@@ -145,14 +145,16 @@ def test_big_graphs_are_not_flattened_unless_asked():
     base=st.sampled_from(["x", "w", "theta"]),
     size=st.integers(2, 4),
     k=st.integers(1, 4),
+    underscore=st.booleans(),
     concrete=st.booleans(),
 )
-@settings(max_examples=25, deadline=None)
-def test_printed_formulas_name_distinct_inputs_distinctly(base, size, k, concrete):
-    """A scalar named like an element of another input (``x1`` beside ``x`` (2,)) keeps a name
-    of its own in every formula and heading that shows it, not one shared with ``x``'s element."""
+@settings(max_examples=30, deadline=None)
+def test_printed_formulas_name_distinct_inputs_distinctly(base, size, k, underscore, concrete):
+    """A scalar named like an element of another input (``x1`` or ``x_1`` beside ``x`` (2,), whose
+    elements print x1, x2 and in LaTeX x_{1}, x_{2}) keeps a name of its own, as text and as LaTeX,
+    in every formula and heading that shows it."""
     k = min(k, size)
-    scalar_name = f"{base}{k}"
+    scalar_name = f"{base}_{k}" if underscore else f"{base}{k}"
     rng = np.random.default_rng(k)
     if concrete:
         vec, s = Tensor(rng.normal(size=size)), Tensor(np.array(1.5))
@@ -164,11 +166,12 @@ def test_printed_formulas_name_distinct_inputs_distinctly(base, size, k, concret
 
     two_args = named_two_args(f, base, scalar_name)
     d_vec, d_s = ops.grad(two_args, grad_position=(0, 1))(vec, s)
-    names = {str(sym) for e in (d_vec.expr, d_s.expr) for sym in sympy.sympify(e).free_symbols}
-    assert len(names) == size + 1  # x1..x_size and the scalar's own
+    symbols = {sym for e in (d_vec.expr, d_s.expr) for sym in sympy.sympify(e).free_symbols}
+    assert len({str(sym) for sym in symbols}) == len({sympy.latex(sym) for sym in symbols}) == size + 1
     if concrete:
         text = str(symgrad.explain(ops.grad(two_args, grad_position=(0, 1)), vec, s))
         headings = re.findall(r"d\(Σ output\)/d(\S+) =", text)
+        names = {str(sym) for sym in symbols}
         assert len(set(headings)) == 2 and not set(headings) & (names - {headings[1]})
 
 
