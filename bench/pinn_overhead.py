@@ -9,7 +9,7 @@ Problems (C kernels, float64, weights as given):
 Each row is timed with symgrad's one-pool rule (BLAS held to one thread during training) and,
 with ``--clash``, without it, in alternating rounds (the machine is shared: best of each).
 
-    python bench/pinn_overhead.py [--rounds 3] [--clash]
+    python bench/pinn_overhead.py [--rounds 3] [--clash] [--history 50]
 """
 
 from __future__ import annotations
@@ -106,8 +106,8 @@ def per_train_step(net, terms, steps: int) -> float:
     return history.seconds / len(history)
 
 
-def per_lbfgs_evaluation(net, terms, iterations: int) -> float:
-    result = lbfgs(terms, net, max_iterations=iterations, progress=False)
+def per_lbfgs_evaluation(net, terms, iterations: int, history: int = 50) -> float:
+    result = lbfgs(terms, net, max_iterations=iterations, history_size=history, progress=False)
     return result.seconds / len(result.history)
 
 
@@ -116,6 +116,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--calls", type=int, default=60)
     parser.add_argument("--clash", action="store_true", help="also time without the one-pool rule")
+    parser.add_argument("--history", type=int, default=50, help="lbfgs's history_size (its default: 50)")
     args = parser.parse_args()
     problems = {"helmholtz": helmholtz, "burgers": burgers, "kovasznay": kovasznay}
     variants = [False, True] if args.clash else [False]
@@ -136,7 +137,7 @@ def main() -> None:
                     times = [
                         bare(terms, args.calls),
                         per_train_step(net, terms, args.calls),
-                        per_lbfgs_evaluation(net, terms, args.calls),
+                        per_lbfgs_evaluation(net, terms, args.calls, args.history),
                     ]
                 best[clash] = [min(a, b) for a, b in zip(best[clash], times)]
         for clash in variants:
