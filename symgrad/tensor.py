@@ -90,6 +90,26 @@ def _ints_for_tensors(index):
     return parts if isinstance(index, tuple) else parts[0]
 
 
+def _without_new_axes(index, ndim: int) -> tuple[tuple, list[int]]:
+    """``index`` with ``...`` written out and ``None`` taken out, and where the result gains its new
+    axes (``x[None, :, 0]`` is ``x[:, 0]`` with an axis of size 1 put first)."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    ellipses = [k for k, item in enumerate(items) if item is Ellipsis]
+    if len(ellipses) > 1:
+        raise OpError(f"getitem: an index can have only one '...', got {len(ellipses)}")
+    if ellipses:
+        real = sum(1 for item in items if item is not None and item is not Ellipsis)
+        items[ellipses[0] : ellipses[0] + 1] = [slice(None)] * max(ndim - real, 0)
+    new_axes, position = [], 0
+    for item in items:
+        if item is None:
+            new_axes.append(position)
+            position += 1
+        elif isinstance(item, slice):
+            position += 1
+    return tuple(item for item in items if item is not None), new_axes
+
+
 def _bool_mask(index, shape) -> np.ndarray | None:
     """A bool Tensor or array index as a NumPy mask of ``shape``; None for any other index."""
     if isinstance(index, Tensor) and index.dtype.np.kind == "b":
@@ -280,7 +300,15 @@ class Tensor:
         return self
 
     def __getitem__(self, index) -> Tensor:
-        return Tensor._wrap(getitem(self._node, _ints_for_tensors(index)), self._env)
+        """Ints, slices and integer Tensors, with ``...`` and ``None`` (a new axis of size 1) as in NumPy."""
+        index, new_axes = _without_new_axes(_ints_for_tensors(index), self.ndim)
+        picked = Tensor._wrap(getitem(self._node, index), self._env)
+        if not new_axes:
+            return picked
+        shape = list(picked.shape)
+        for axis in new_axes:
+            shape.insert(axis, 1)
+        return picked.reshape(tuple(shape))
 
     def __setitem__(self, index, value) -> None:
         """``x[index] = value`` for ints, slices and integer Tensors, or a bool mask of x's shape.

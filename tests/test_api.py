@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import symgrad
 from symgrad import Parameter, ParameterTuple, Tensor, nn, ops
@@ -229,3 +231,33 @@ def test_mindspore_2_docstring_examples_of_grad_and_value_and_grad():
     )
     np.testing.assert_allclose(output.asnumpy(), [-0.0, 18.0])
     np.testing.assert_allclose(g.asnumpy(), [0.0, 6.0])
+
+
+_AXIS_ITEMS = st.one_of(
+    st.none(),
+    st.integers(-2, 1),
+    st.builds(slice, st.one_of(st.none(), st.integers(-2, 1)), st.one_of(st.none(), st.integers(-1, 2))),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(items=st.lists(_AXIS_ITEMS, max_size=4), ellipsis_at=st.one_of(st.none(), st.integers(0, 4)))
+def test_indexing_with_new_axes_and_ellipsis_is_numpys(items, ellipsis_at):
+    """``x[None, ..., 0]`` and friends: the same values and shape as NumPy, and the gradient of a sum
+    of the picked values counts each element as often as NumPy picks it."""
+    base = np.arange(24.0).reshape(2, 3, 4)
+    if ellipsis_at is not None:
+        items = items[:ellipsis_at] + [Ellipsis] + items[ellipsis_at:]
+    index = tuple(items)
+    x = Tensor(base)
+    try:
+        expected = base[index]
+    except IndexError:  # too many indices, or an int out of range: NumPy refuses, and so does symgrad
+        with pytest.raises(symgrad.OpError, match="getitem"):
+            x[index]
+        return
+    got = x[index]
+    assert got.shape == expected.shape and np.array_equal(got.asnumpy(), expected)
+    counts = np.zeros_like(base)
+    np.add.at(counts, index, 1.0)
+    np.testing.assert_array_equal(ops.grad(lambda t: t[index].sum())(x).asnumpy(), counts)
