@@ -261,3 +261,25 @@ def test_indexing_with_new_axes_and_ellipsis_is_numpys(items, ellipsis_at):
     counts = np.zeros_like(base)
     np.add.at(counts, index, 1.0)
     np.testing.assert_array_equal(ops.grad(lambda t: t[index].sum())(x).asnumpy(), counts)
+
+
+@pytest.mark.parametrize(
+    ("shape_a", "shape_b"),
+    [((2, 3, 4), (2, 4, 5)), ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)), ((4,), (2, 4, 5)), ((2, 3, 4), (4,)),
+     ((2, 1, 3, 4), (5, 4, 2))],
+)  # fmt: skip
+def test_functional_matmul_broadcasts_batch_axes_as_numpy(shape_a, shape_b):
+    rng = np.random.default_rng(len(shape_a) + 10 * len(shape_b))
+    a, b = rng.normal(size=shape_a), rng.normal(size=shape_b)
+    np.testing.assert_allclose(ops.matmul(Tensor(a), Tensor(b)).asnumpy(), np.matmul(a, b), rtol=1e-12)
+    seed = rng.normal(size=np.matmul(a, b).shape)  # d sum(seed * (a @ b)) / da, against NumPy's own products
+    ga, gb = ops.grad(lambda x, y: (ops.matmul(x, y) * Tensor(seed)).sum(), (0, 1))(Tensor(a), Tensor(b))
+    h = 1e-6
+    for got, base, k in ((ga, a, 0), (gb, b, 1)):
+        idx = tuple(0 for _ in base.shape)
+        bumped = [a.copy(), b.copy()]
+        bumped[k][idx] += h
+        up = (np.matmul(*bumped) * seed).sum()
+        bumped[k][idx] -= 2 * h
+        down = (np.matmul(*bumped) * seed).sum()
+        assert got.asnumpy()[idx] == pytest.approx((up - down) / (2 * h), rel=1e-6, abs=1e-8)

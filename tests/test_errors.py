@@ -18,7 +18,11 @@ def test_matmul_shape_mismatch_names_op_and_shapes():
     with pytest.raises(symgrad.OpError, match=r"MatMul: x \(2, 3\) and y \(2, 3\) are not aligned: 3 != 2"):
         ops.MatMul()(A, B)
     with pytest.raises(symgrad.OpError, match=r"MatMul: x must have rank 1 or 2, got shape \(1, 2, 3\)"):
-        ops.matmul(A.reshape(1, 2, 3), B)
+        ops.MatMul()(A.reshape(1, 2, 3), B)
+    with pytest.raises(
+        symgrad.OpError, match=r"MatMul: x \(1, 2, 3\) and y \(2, 3\) are not aligned: 3 != 2"
+    ):
+        ops.matmul(A.reshape(1, 2, 3), B)  # the functional form takes batch axes, as MindSpore's does
 
 
 def test_broadcast_failure_names_the_op():

@@ -217,6 +217,24 @@ def fn(x):
 result = (fn(x), ops.grad(fn)(x))
 """,
     "float64_stays_float64": "result = ops.grad(ops.exp)(Tensor(np.array([0.5, 1.0])))",
+    "functional_matmul_batches": """
+a = Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 10)
+b = Tensor(np.arange(20, dtype=np.float32).reshape(4, 5) / 20)
+v = Tensor(np.array([0.5, -1.0, 2.0, 0.25], np.float32))
+w = Tensor(np.array([1.5, -0.5, 0.75], np.float32))
+def fn(a, b, v, w):
+    return ops.square(ops.matmul(a, b)).sum() + ops.matmul(a, v).sum() + ops.matmul(w, ops.matmul(a, b)).sum()
+result = (ops.matmul(a, b), ops.grad(fn, (0, 1, 2, 3))(a, b, v, w))
+""",
+    "dense_with_tensor_inits_trains": """
+w0 = np.array([[0.2, -0.4, 0.1], [0.5, 0.3, -0.2]], np.float32)
+net = nn.Dense(3, 2, weight_init=Tensor(w0), bias_init=Tensor(np.array([0.1, -0.1], np.float32)))
+step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+x = Tensor(np.array([[1.0, 2.0, -1.0], [0.5, -0.5, 2.0]], np.float32))
+y = Tensor(np.array([[0.3, 0.1], [-0.2, 0.4]], np.float32))
+losses = [step(x, y) for _ in range(3)]
+result = (losses, net.weight.value(), net.bias.value())
+""",
 }
 
 

@@ -14,11 +14,14 @@ from symgrad.tensor import Tensor
 
 
 def _initial(init, shape, fan_in: int, rng: np.random.Generator) -> np.ndarray:
+    """Initial values from a Tensor or array of ``shape``, a number, or an initializer's name."""
     if isinstance(init, Tensor | np.ndarray | list):
-        value = np.asarray(init, dtype=np.float32)
+        value = np.asarray(init.asnumpy() if isinstance(init, Tensor) else init, dtype=np.float32)
         if value.shape != tuple(shape):
             raise ValueError(f"Dense: initial value has shape {value.shape}, expected {tuple(shape)}")
         return value
+    if isinstance(init, int | float | np.number) and not isinstance(init, bool):
+        return np.full(shape, init, np.float32)
     bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
     table = {
         "zeros": lambda: np.zeros(shape),
@@ -155,7 +158,7 @@ class Dense(Cell):
         self.weight = Parameter(_initial(weight_init, shape, in_channels, _rng).astype(np_dtype), name=None)
         self.has_bias = has_bias
         if has_bias:
-            bias_init = "uniform" if bias_init == "HeUniform" else bias_init
+            bias_init = "uniform" if isinstance(bias_init, str) and bias_init == "HeUniform" else bias_init
             self.bias = Parameter(
                 _initial(bias_init, (out_channels,), in_channels, _rng).astype(np_dtype), name=None
             )

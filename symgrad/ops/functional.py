@@ -62,9 +62,26 @@ globals().update(GENERATED)
 
 
 def matmul(x, y, transpose_a: bool = False, transpose_b: bool = False) -> Tensor:
-    """Matrix (or vector) product; operands of rank 1 or 2."""
+    """Matrix (or vector) product. Operands of rank 1 or 2 are one MatMul; past rank 2 the leading
+    axes are batch axes that broadcast, and a rank-1 operand is a vector, as in NumPy's matmul."""
     a, b = as_tensor(x, "MatMul", "x"), as_tensor(y, "MatMul", "y")
-    return Tensor._wrap(_matmul_node(a._node, b._node, transpose_a, transpose_b), merge_env(a, b))
+    if a.ndim <= 2 and b.ndim <= 2:
+        return Tensor._wrap(_matmul_node(a._node, b._node, transpose_a, transpose_b), merge_env(a, b))
+    from symgrad.ops.composites import batch_matmul
+
+    if (a.ndim == 1 and transpose_a) or (b.ndim == 1 and transpose_b):
+        raise OpError(f"MatMul: a vector (rank 1) cannot be transposed; shapes {a.shape} and {b.shape}")
+    inner_a = a.shape[-2] if transpose_a else a.shape[-1]
+    inner_b = b.shape[0] if b.ndim == 1 else b.shape[-1] if transpose_b else b.shape[-2]
+    if inner_a != inner_b:
+        raise OpError(f"MatMul: x {a.shape} and y {b.shape} are not aligned: {inner_a} != {inner_b}")
+    product = batch_matmul(a.reshape((1, -1)) if a.ndim == 1 else a, b.reshape((-1, 1)) if b.ndim == 1 else b,
+                           transpose_a, transpose_b)  # fmt: skip
+    if a.ndim == 1:
+        product = product.reshape(product.shape[:-2] + product.shape[-1:])
+    if b.ndim == 1:
+        product = product.reshape(product.shape[:-1])
+    return product
 
 
 def reduce_sum(x, axis=(), keep_dims: bool = False) -> Tensor:

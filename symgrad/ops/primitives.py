@@ -7,6 +7,7 @@ Classes of ops called on tensors alone are generated from the op table
 from __future__ import annotations
 
 from symgrad.core.registry import OPS
+from symgrad.errors import OpError
 from symgrad.ops import composites as C
 from symgrad.ops import functional as F
 
@@ -205,6 +206,13 @@ class MatMul(Primitive):
         self.transpose_a, self.transpose_b = transpose_a, transpose_b
 
     def __call__(self, x, y):
+        for name, value in (("x", x), ("y", y)):
+            shape = tuple(getattr(value, "shape", ()))
+            if len(shape) > 2:  # MindSpore's MatMul primitive takes matrices; ops.matmul takes batches
+                raise OpError(
+                    f"MatMul: {name} must have rank 1 or 2, got shape {shape} (ops.matmul and "
+                    "ops.BatchMatMul take batch axes)"
+                )
         return F.matmul(x, y, self.transpose_a, self.transpose_b)
 
 
