@@ -283,3 +283,15 @@ def test_functional_matmul_broadcasts_batch_axes_as_numpy(shape_a, shape_b):
         bumped[k][idx] -= 2 * h
         down = (np.matmul(*bumped) * seed).sum()
         assert got.asnumpy()[idx] == pytest.approx((up - down) / (2 * h), rel=1e-6, abs=1e-8)
+
+
+def test_hooks_are_at_mindspores_operations_path():
+    from symgrad.ops import operations as P
+
+    assert (
+        P.Print is ops.Print
+        and P.InsertGradientOf is ops.InsertGradientOf
+        and P.HookBackward is ops.HookBackward
+    )
+    tripled = ops.grad(lambda x: P.InsertGradientOf(lambda g: g * 3)(x) * 2)(Tensor(np.array(1.0)))
+    assert float(tripled.asnumpy()) == 6.0
