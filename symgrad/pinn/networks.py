@@ -144,6 +144,17 @@ class _PointNetwork(Cell):
         register_embedding(self, embedding)
         return n_inputs if embedding is None else getattr(embedding, "out_dim", n_inputs)
 
+    def _dense(
+        self, suffix: str, n_in: int, n_out: int, init: str, rng, dtype
+    ) -> tuple[Parameter, Parameter]:
+        """A layer's weights ``W<suffix>`` (``init``, shape (in, out)) and bias ``b<suffix>`` (zeros),
+        registered on the network."""
+        W = Parameter(initial_weight(init, n_in, n_out, rng, dtype), name=f"W{suffix}")
+        b = Parameter(np.zeros(n_out, dtype), name=f"b{suffix}")
+        setattr(self, W.name, W)
+        setattr(self, b.name, b)
+        return W, b
+
     def _features(self, xs: tuple) -> Tensor:
         """The inputs stacked into one vector, through the embedding when there is one."""
         a = self._stack(xs)
@@ -215,13 +226,10 @@ class MLP(_PointNetwork):
         self.activation = activation_function(activation)
         widths = [self._use_embedding(embedding, sizes[0]), *sizes[1:]]
         rng = np.random.default_rng(seed)
-        self._layers = []
-        for k, (n_in, n_out) in enumerate(zip(widths[:-1], widths[1:]), start=1):
-            W = Parameter(initial_weight(init, n_in, n_out, rng, dtype), name=f"W{k}")
-            b = Parameter(np.zeros(n_out, dtype), name=f"b{k}")
-            setattr(self, f"W{k}", W)
-            setattr(self, f"b{k}", b)
-            self._layers.append((W, b))
+        self._layers = [
+            self._dense(str(k), n_in, n_out, init, rng, dtype)
+            for k, (n_in, n_out) in enumerate(zip(widths[:-1], widths[1:]), start=1)
+        ]
 
     def construct(self, *xs):
         a = self._features(xs)
@@ -260,11 +268,7 @@ class ResidualMLP(_PointNetwork):
         first = self._use_embedding(embedding, n_inputs)
 
         def layer(name: str, n_in: int, n_out: int) -> tuple[Parameter, Parameter]:
-            W = Parameter(initial_weight(init, n_in, n_out, rng, dtype), name=f"W_{name}")
-            b = Parameter(np.zeros(n_out, dtype), name=f"b_{name}")
-            setattr(self, W.name, W)
-            setattr(self, b.name, b)
-            return W, b
+            return self._dense(f"_{name}", n_in, n_out, init, rng, dtype)
 
         self._input = layer("in", first, width)
         self._blocks = [
