@@ -201,3 +201,15 @@ def test_an_input_the_output_ignores_has_a_zero_derivative():
     assert report.ok
     (zero,) = [r for r in report.rows if r.derivative == "d out / d y" and r.method == "kernel float64"]
     assert zero.reference == 0 and zero.max_abs == 0
+
+
+def test_a_select_on_a_condition_decided_at_the_point_has_an_exact_reference():
+    # the derivative of where(c, a, b) multiplies by the condition as a number; at a point the
+    # 50-digit evaluation decides c (True/False), which must become 1/0, not a logical value
+    def softplus_with_threshold(x):
+        return ops.where(x > 20, x, ops.log1p(ops.exp(x)))
+
+    report = symgrad.verify(softplus_with_threshold, Tensor(np.array([25.0, 0.5])), order=2)
+    assert report.ok, str(report)
+    exact = report.blocks[0].node
+    assert exact.shape == (2, 2)

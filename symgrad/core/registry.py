@@ -55,6 +55,28 @@ class Api:
 
 
 @dataclass(frozen=True)
+class Imported:
+    """A framework's op that means this op, for the importers (``symgrad.importers``).
+
+    Attributes:
+        framework: ``"aten"`` (PyTorch's ATen ops, as ``torch.export`` records them).
+        name: the op's name there: ``"tanh"`` for every overload, ``"add.Tensor"`` for one.
+        build: ``build(*args, **kwargs) -> Node`` where the framework's arguments are not this
+            op's (tensors arrive as nodes, dtypes as NumPy dtypes); default: the op applied to
+            the positional arguments.
+    """
+
+    framework: str
+    name: str
+    build: Callable | None = None
+
+
+def aten(name: str, build: Callable | None = None) -> Imported:
+    """PyTorch's ATen op ``name`` (``"sum.dim_IntList"``, or a name for all its overloads)."""
+    return Imported("aten", name, build)
+
+
+@dataclass(frozen=True)
 class OpDef:
     """Everything symgrad knows about one op.
 
@@ -83,6 +105,7 @@ class OpDef:
             also used by CUDA unless a ``cuda`` spelling is given), ``mindspore``. Ops whose
             pattern is not MAP need no ``c`` spelling: the C printer lowers them by pattern.
         api: public names (:class:`Api`).
+        imports: other frameworks' ops that mean this op (:class:`Imported`).
         kink: the convention used where the op is not differentiable (``"ReLU'(0) = 0"``);
             ``verify`` explains finite-difference disagreements there instead of failing.
         simd: the libm function the C spelling calls, when glibc's libmvec has a SIMD
@@ -114,6 +137,7 @@ class OpDef:
     spellings: dict[str, str] = field(default_factory=dict)
     pattern: str = MAP
     api: Api = Api()
+    imports: tuple[Imported, ...] = ()
     kink: str | None = None
     simd: str | None = None
     c_function: str | None = None
@@ -161,6 +185,21 @@ def register(op: OpDef) -> OpDef:
         raise ValueError(f"op {op.name!r}: a {op.kind} op needs its derivative rule")
     OPS[op.name] = op
     return op
+
+
+def imports_of(framework: str) -> dict[str, tuple[OpDef, Imported]]:
+    """Every op ``framework`` can name, by its name there (an error if two ops claim one name)."""
+    table: dict[str, tuple[OpDef, Imported]] = {}
+    for op in OPS.values():
+        for entry in op.imports:
+            if entry.framework != framework:
+                continue
+            if entry.name in table:
+                raise ValueError(
+                    f"{framework} op {entry.name!r} is claimed by {table[entry.name][0].name!r} and {op.name!r}"
+                )
+            table[entry.name] = (op, entry)
+    return table
 
 
 def lookup(name: str) -> OpDef:

@@ -9,12 +9,12 @@ signatures here.
 
 from __future__ import annotations
 
-import math
 import operator
 import string
 
 import numpy as np
 
+from symgrad.core.families import activations, transcendental
 from symgrad.errors import OpError
 from symgrad.ops import functional as F
 from symgrad.tensor import Tensor
@@ -36,11 +36,7 @@ def elu(input_x, alpha: float = 1.0) -> Tensor:
 def gelu(input_x, approximate: str = "none") -> Tensor:
     """GeLU: ``x Φ(x)`` (the error function), or its tanh approximation (``approximate="tanh"``)."""
     x = F.as_tensor(input_x, "GeLU", "input_x")
-    if approximate == "none":
-        return x._op("gelu")
-    if approximate == "tanh":
-        return 0.5 * x * (1 + F.GENERATED["tanh"](math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)))
-    raise ValueError(f"GeLU: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return Tensor._wrap(activations.gelu(x._node, approximate), x._env)
 
 
 def select(cond, x, y) -> Tensor:
@@ -94,16 +90,7 @@ def norm(A, ord=None, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A002,
     """
     t = F.as_tensor(A, "Norm", "A")
     axes = tuple(F.reduction_axes(t, dim, "Norm"))
-    if not (ord in (None, 2) or isinstance(ord, int | float) and ord >= 1):
-        raise OpError(f"Norm: ord must be None or a number >= 1 (vector norms), got {ord!r}")
-    count = math.prod(t.shape[a] for a in axes)
-    scale = (F.reduce_sum(_abs(t) * (1 / max(count, 1)), axes, True))._op("pow2_scale")
-    scaled = t / scale
-    if ord in (None, 2):
-        inner = _sqrt(F.reduce_sum(scaled * scaled, axes, keepdim))
-    else:
-        inner = F.reduce_sum(_abs(scaled) ** ord, axes, keepdim) ** (1 / ord)
-    return inner * scale.reshape(inner.shape)
+    return Tensor._wrap(transcendental.vector_norm(t._node, 2 if ord is None else ord, axes, keepdim), t._env)
 
 
 def clip_by_value(x, clip_value_min=None, clip_value_max=None) -> Tensor:

@@ -14,15 +14,16 @@ import numpy as np
 
 from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
 from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, trace_inputs
-from symgrad.core.graph import Node, const, free_vars, topo_order
-from symgrad.core.registry import lookup, make_node
+from symgrad.core.graph import Node, const, free_vars
 from symgrad.errors import GradError
 from symgrad.evaluate import value_of
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
 from symgrad.verification import methods
 from symgrad.verification.blocks import Block, derivative_blocks
-from symgrad.verification.report import FAIL, KINK, Report, Row, compare
+from symgrad.verification.kinks import kink_aware, kink_notes
+from symgrad.verification.report import Report, Row, compare
+from symgrad.verification.torch_program import is_torch_call, is_torch_module, verify_torch
 
 __all__ = ["Report", "Row", "collect", "verify"]
 
@@ -38,7 +39,7 @@ def verify(
     *inputs,
     order: int = 1,
     positions: Sequence[int] | None = None,
-    weights: Sequence[Parameter] = (),
+    weights: Sequence[Parameter] | Sequence[str] | bool = (),
     expected=None,
     vjp: Callable | None = None,
     rtol: float | None = None,
@@ -46,6 +47,11 @@ def verify(
     seed: int = 0,
 ) -> Report:
     """Compare ``fn``'s derivatives at ``inputs`` every way symgrad can, up to ``order``.
+
+    A PyTorch program (a function of torch tensors called with them, or an ``nn.Module``) is
+    imported into symgrad's graph and torch.autograd's derivatives are compared with its exact
+    ones (:func:`symgrad.verification.torch_program.verify_torch`; ``weights`` then names the
+    module's Parameters, or True for all).
 
     Args:
         fn: a function or Cell of Tensors returning a Tensor or a tuple of Tensors.
@@ -65,8 +71,16 @@ def verify(
     Returns:
         A :class:`Report`; ``report.ok`` is False when a comparison failed.
     """
+    if is_torch_call(inputs) or is_torch_module(fn):
+        return _verify_torch(fn, inputs, order, positions, weights, expected, vjp)
     if order < 1:
         raise ValueError(f"verify: order must be 1 or more, got {order}")
+    if isinstance(weights, bool) or not all(isinstance(w, Parameter) for w in weights):
+        raise TypeError(
+            "verify: weights= takes symgrad Parameters for a symgrad program (Parameter names, or True, for a "
+            "PyTorch module)"
+        )
+    params = [w for w in weights if isinstance(w, Parameter)]
     trace = Trace()
     leaves = trace_inputs(fn, inputs, trace)
     names = trace.names
@@ -74,18 +88,18 @@ def verify(
         positions = [i for i, a in enumerate(inputs) if isinstance(a, Tensor) and a.dtype.is_float]
     for p in positions:
         check_differentiable(inputs[p], f"input {p}", "verify")
-    if not positions and not weights:
+    if not positions and not params:
         kinds = ", ".join(f"{type(a).__name__} {getattr(a, 'dtype', '')}".strip() for a in inputs) or "none"
         raise GradError(
             f"verify: nothing to differentiate: no float Tensor input (inputs: {kinds}) and no weights; "
             "pass float inputs, positions=, or weights="
         )
-    wrt = [leaves[p]._node for p in positions] + [w._node for w in weights]  # before ``x[i] = v`` rebinds
+    wrt = [leaves[p]._node for p in positions] + [w._node for w in params]  # before ``x[i] = v`` rebinds
     outputs, _ = as_outputs(fn(*leaves), fn)
     out_nodes = [o._node for o in outputs]
-    wrt_names = [names[p] for p in positions] + [w.name for w in weights]
+    wrt_names = [names[p] for p in positions] + [w.name for w in params]
     env = {**trace.env, **{k: v for o in outputs for k, v in o._env.items()}}
-    for w in weights:
+    for w in params:
         env[w._node] = w._data
     levels = derivative_blocks(out_nodes, wrt, wrt_names, order)
     all_blocks = [b for level in levels for b in level]
@@ -110,7 +124,7 @@ def verify(
             )
     reference = dict(zip(all_blocks, methods.high_precision([b.node for b in all_blocks], args, values)))
     kernel = dict(zip(all_blocks, methods.compiled_values([b.node for b in all_blocks], args, values)))
-    kinks = _kinks(out_nodes, args, values, report)
+    kinks = kink_notes(out_nodes, args, values, report.notes)
     use_torch = use_frameworks and "torch" in methods.frameworks()
     krtol = KERNEL_RTOL.get(dtype, 1e-10)
     if dtype != np.float64:
@@ -138,13 +152,13 @@ def verify(
                 "those elements are compared by the other methods only"
             )
         report.rows.append(
-            _kink_aware(compare(block.label, "finite differences", fd, ref, FD_RTOL, atol, judged), kinks)
+            kink_aware(compare(block.label, "finite differences", fd, ref, FD_RTOL, atol, judged), kinks)
         )
         if use_torch and ref.size:
             arg_path = [args.index(wrt[i]) for i in block.path]
             got = methods.torch_autograd(out_nodes[block.output], args, values, arg_path)
             report.rows.append(
-                _kink_aware(
+                kink_aware(
                     compare(block.label, "torch autograd", got, ref, FRAMEWORK_RTOL, 1e-12 * scale), kinks
                 )
             )
@@ -163,6 +177,22 @@ def verify(
     return report
 
 
+def _verify_torch(fn, inputs, order, positions, weights, expected, vjp) -> Report:
+    """A PyTorch program: torch.autograd's derivatives against the imported graph's closed form."""
+    given = [
+        name for name, v in (("positions", positions), ("expected", expected), ("vjp", vjp)) if v is not None
+    ]
+    if given:
+        raise TypeError(
+            f"verify: {', '.join(given)}= apply to symgrad programs; a PyTorch program is checked through "
+            "torch.autograd (its custom Functions' backward included), on every floating-point tensor input"
+        )
+    report = verify_torch(fn, *inputs, order=order, weights=weights)
+    if _collected is not None:
+        _collected.append(report)
+    return report
+
+
 class collect:
     """Context manager gathering every report ``verify`` makes inside it (used by the CLI)."""
 
@@ -174,41 +204,6 @@ class collect:
     def __exit__(self, *exc) -> None:
         global _collected
         _collected = self._previous
-
-
-def _kinks(out_nodes, args, values, report) -> bool:
-    """Note every kink op whose argument is (numerically) at its kink; True if any."""
-    found = []
-    for node in topo_order(out_nodes):
-        if (
-            node.args and lookup(node.op).kink
-        ):  # the kink is where the argument (or the arguments' difference) is 0
-            arg = node.args[0] if len(node.args) == 1 else make_node("sub", node.args)
-            found.append((node, arg))
-    if not found:
-        return False
-    at = methods.compiled_values([a for _, a in found], args, values)
-    scale = max(1.0, max(float(np.abs(v).max(initial=0.0)) for v in values))
-    hit = False
-    for (node, _), arg_value in zip(found, at):
-        near = np.argwhere(np.abs(np.atleast_1d(arg_value)) <= 1e-3 * scale)
-        if near.size:
-            hit = True
-            op = lookup(node.op)
-            name, convention = op.display, op.kink
-            where = ", ".join(str([int(k) for k in i]) for i in near[:4])
-            report.notes.append(
-                f"kink: the argument of {name} is at (or within a finite-difference step of) its kink at {where}; "
-                f"symgrad, MindSpore and PyTorch use {convention}, jax.numpy.maximum gives 0.5 for ReLU, and finite "
-                "differences straddle the kink, so their differences there are explained, not failures"
-            )
-    return hit
-
-
-def _kink_aware(row: Row, kinks: bool) -> Row:
-    if kinks and row.verdict == FAIL:
-        row.verdict = KINK
-    return row
 
 
 def _random_like(node: Node, rng) -> Node:
@@ -270,9 +265,7 @@ def _check_expected(report, expected, inputs, blocks: list[Block], reference, rt
                 f"verify: expected array for {block.label} has shape {arr.shape}, the derivative has {ref.shape}"
             )
         atol = _user_atol(ref, list(reference.values()), rtol)
-        report.rows.append(
-            _kink_aware(compare(block.label, "yours (expected=)", arr, ref, rtol, atol), kinks)
-        )
+        report.rows.append(kink_aware(compare(block.label, "yours (expected=)", arr, ref, rtol, atol), kinks))
 
 
 def _check_vjp(report, user_vjp, inputs, outs, wrt, args, values, rtol, seed, kinks) -> None:
@@ -296,4 +289,4 @@ def _check_vjp(report, user_vjp, inputs, outs, wrt, args, values, rtol, seed, ki
             )
         label = f"v^T d out / d {x.display_name}"
         atol = _user_atol(ref, refs, rtol)
-        report.rows.append(_kink_aware(compare(label, "yours (vjp=)", g, ref, rtol, atol), kinks))
+        report.rows.append(kink_aware(compare(label, "yours (vjp=)", g, ref, rtol, atol), kinks))

@@ -12,25 +12,48 @@ import math
 import sympy
 
 from symgrad.core.families._elementwise import elementwise
-from symgrad.core.registry import Api, apply
+from symgrad.core.graph import Node
+from symgrad.core.registry import Api, apply, aten
+from symgrad.errors import OpError
+
+
+def gelu(x: Node, approximate: str = "none") -> Node:
+    """GeLU: the erf form (this row), or its tanh approximation (``approximate="tanh"``) written
+    out as MindSpore and PyTorch compute it: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x x x)))."""
+    if approximate == "none":
+        return apply("gelu", x)
+    if approximate != "tanh":
+        raise OpError(f"GeLU: approximate must be 'none' or 'tanh', got {approximate!r}")
+    cube = apply("mul", apply("mul", x, x), x)
+    inner = apply("mul", math.sqrt(2 / math.pi), apply("add", x, apply("mul", 0.044715, cube)))
+    return apply("mul", apply("mul", 0.5, x), apply("add", 1, apply("tanh", inner)))
+
+
+def _aten_elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
+    """ATen's elu: scale * elu(input_scale * x) with ELU's alpha."""
+    inner = x if input_scale == 1 else apply("mul", input_scale, x)
+    out = apply("elu", inner, params=(float(alpha),))
+    return out if scale == 1 else apply("mul", scale, out)
+
 
 elementwise(
     "sigmoid", "Sigmoid", lambda x: 1 / (1 + sympy.exp(-x)),
     # sigmoid' = s (1 - s) = s sigmoid(-x): 1 - s cancels to 0 for x > 37 (sigmoid'(40) = 4.2e-18)
     (lambda x, ans: apply("mul", ans, apply("sigmoid", apply("neg", x))),),
-    numpy="rt.sigmoid({0})", c="(1 / (1 + exp(-{0})))", mindspore="ops.sigmoid({0})",
+    numpy="rt.sigmoid({0})", c="(1 / (1 + exp(-{0})))", mindspore="ops.sigmoid({0})", imports=(aten("sigmoid"),),
 )  # fmt: skip
 elementwise(
     "relu", "ReLU", lambda x: sympy.Max(x, 0),
     (lambda x, ans: apply("heaviside", x, params=(0.0,)),),
     numpy="rt.relu({0})", c="({0} > 0 || {0} != {0} ? {0} : 0)", mindspore="ops.relu({0})",
-    float_result=False, kink="ReLU'(0) = 0",
+    float_result=False, kink="ReLU'(0) = 0", imports=(aten("relu"),),
 )  # fmt: skip
 elementwise(
     "abs", "Abs", sympy.Abs,
     (lambda x, ans: apply("sign", x),),
     numpy="np.abs({0})", c="fabs({0})", mindspore="ops.abs({0})",
     float_result=False, kink="Abs'(0) = 0", api=Api(("Abs",), ("abs",), operators=("__abs__",)),
+    imports=(aten("abs"),),
 )  # fmt: skip
 elementwise(
     "softplus", "Softplus", lambda x: sympy.log(1 + sympy.exp(x)),
@@ -55,6 +78,7 @@ elementwise(
     ),),
     numpy="rt.gelu({0})", c="(0.5 * {0} * (1 + erf({0} * 0.70710678118654752440)))", mindspore="ops.gelu({0})",
     api=Api(("GeLU",), ("gelu",), generated=False),  # ops.gelu(x, approximate) and GeLU() in symgrad.ops
+    imports=(aten("gelu", gelu),),
 )  # fmt: skip
 elementwise(
     "leaky_relu", "LeakyReLU", lambda x, alpha: sympy.Piecewise((x, x > 0), (alpha * x, True)),
@@ -62,6 +86,7 @@ elementwise(
     numpy="rt.leaky_relu({0}, {p0})", c="({0} > 0 ? {0} : {p0} * {0})", mindspore="ops.leaky_relu({0}, {p0})",
     float_result=False, kink="LeakyReLU'(0) = (1 + alpha) / 2",
     api=Api((), ("leaky_relu",), generated=False),  # takes alpha; nn.LeakyReLU is the cell
+    imports=(aten("leaky_relu", lambda x, negative_slope=0.01: apply("leaky_relu", x, params=(float(negative_slope),))),),
 )  # fmt: skip
 elementwise(
     "elu", "ELU", lambda x, alpha: sympy.Piecewise((x, x > 0), (alpha * (sympy.exp(x) - 1), True)),
@@ -76,4 +101,5 @@ elementwise(
     numpy="rt.elu({0}, {p0})", c="({0} > 0 ? {0} : {p0} * expm1({0}))", mindspore="ops.elu({0}, {p0})",
     kink="ELU'(0) = alpha",
     api=Api(("Elu",), ("elu",), generated=False),  # takes alpha
+    imports=(aten("elu", _aten_elu),),
 )  # fmt: skip

@@ -17,6 +17,7 @@ from symgrad.core.registry import (
     Api,
     OpDef,
     apply,
+    aten,
     broadcast_shapes,
     is_value,
     make_node,
@@ -79,12 +80,35 @@ def _simplify_pow(args, params):
     return a if is_value(b, 1) and _same_shape(a, args) else None
 
 
+def _scaled(b, alpha):
+    """ATen's ``alpha`` argument of add and sub: ``b`` times it."""
+    return b if alpha == 1 else apply("mul", alpha, b)
+
+
+def _aten_div(a, b, rounding_mode=None):
+    """ATen's div with a rounding mode: true division, or floor division ('floor')."""
+    if rounding_mode is None:
+        return apply("div", a, b)
+    if rounding_mode == "floor":
+        return apply("floor_div", a, b)
+    raise OpError(
+        f"aten.div: rounding_mode={rounding_mode!r} has no op in symgrad's table (None and 'floor' do)"
+    )
+
+
+def _clamp(x, min=None, max=None):  # noqa: A002 (ATen's argument names)
+    """ATen's clamp: maximum with ``min``, then minimum with ``max``, each where given."""
+    x = x if min is None else apply("maximum", x, min)
+    return x if max is None else apply("minimum", x, max)
+
+
 elementwise(
     "add", "Add", lambda a, b: a + b,
     (lambda a, b, ans: 1, lambda a, b, ans: 1),
     numpy="np.add({0}, {1})", c="({0} + {1})", mindspore="ops.add({0}, {1})",
     float_result=False, simplify=_simplify_add, fold=np.add,
     api=Api(("Add", "TensorAdd"), ("add",), ("__add__",), ("__radd__",)), notation="{0} + {1}", signs=(1, 1),
+    imports=(aten("add", lambda a, b, alpha=1: apply("add", a, _scaled(b, alpha))),),
 )  # fmt: skip
 elementwise(
     "sub", "Sub", lambda a, b: a - b,
@@ -92,13 +116,14 @@ elementwise(
     numpy="np.subtract({0}, {1})", c="({0} - {1})", mindspore="ops.sub({0}, {1})",
     float_result=False, simplify=_simplify_sub, fold=np.subtract,
     api=Api(("Sub",), ("sub",), ("__sub__",), ("__rsub__",)), notation="{0} - {1}", signs=(1, -1),
+    imports=(aten("sub", lambda a, b, alpha=1: apply("sub", a, _scaled(b, alpha))),),
 )  # fmt: skip
 elementwise(
     "mul", "Mul", lambda a, b: a * b,
     (lambda a, b, ans: b, lambda a, b, ans: a),
     numpy="np.multiply({0}, {1})", c="({0} * {1})", mindspore="ops.mul({0}, {1})",
     float_result=False, simplify=_simplify_mul, fold=np.multiply,
-    api=Api(("Mul",), ("mul",), ("__mul__",), ("__rmul__",)), notation="{0} · {1}",
+    api=Api(("Mul",), ("mul",), ("__mul__",), ("__rmul__",)), notation="{0} · {1}", imports=(aten("mul"),),
 )  # fmt: skip
 elementwise(
     "div", "Div", lambda a, b: a / b,
@@ -106,6 +131,7 @@ elementwise(
     numpy="np.divide({0}, {1})", c="({0} / {1})", mindspore="ops.div({0}, {1})",
     simplify=_simplify_div, fold=np.true_divide,
     api=Api(("Div", "RealDiv"), ("div",), ("__truediv__",), ("__rtruediv__",)), notation="{0} / {1}",
+    imports=(aten("div", _aten_div), aten("reciprocal", lambda x: apply("div", 1, x))),
 )  # fmt: skip
 elementwise(
     "pow", "Pow", lambda a, b: a**b,
@@ -116,19 +142,20 @@ elementwise(
     numpy="np.power({0}, {1})", c="pow({0}, {1})", mindspore="ops.pow({0}, {1})",
     float_result=False, simplify=_simplify_pow, fold=np.power,
     api=Api(("Pow",), ("pow",), ("__pow__",), ("__rpow__",)), notation="{0} ^ {1}", simd="pow",
+    imports=(aten("pow"), aten("exp2", lambda x: apply("pow", 2, x))),
 )  # fmt: skip
 elementwise(
     "neg", "Neg", lambda a: -a,
     (lambda a, ans: -1,),
     numpy="np.negative({0})", c="(-{0})", mindspore="ops.neg({0})",
     float_result=False, simplify=_simplify_neg, fold=np.negative,
-    api=Api(("Neg",), ("neg", "negative"), ("__neg__",)), notation="-{0}", signs=(-1,),
+    api=Api(("Neg",), ("neg", "negative"), ("__neg__",)), notation="-{0}", signs=(-1,), imports=(aten("neg"),),
 )  # fmt: skip
 elementwise(
     "square", "Square", lambda a: a**2,
     (lambda a, ans: apply("mul", 2, a),),
     numpy="np.square({0})", c="({0} * {0})", mindspore="ops.square({0})",
-    float_result=False, fold=np.square,
+    float_result=False, fold=np.square, imports=(aten("square"),),
 )  # fmt: skip
 elementwise(
     "maximum", "Maximum", lambda a, b: sympy.Max(a, b),
@@ -138,6 +165,11 @@ elementwise(
     ),
     numpy="np.maximum({0}, {1})", c="({0} > {1} || {0} != {0} ? {0} : {1})", mindspore="ops.maximum({0}, {1})",
     float_result=False, kink="ties split 0.5/0.5",
+    imports=(
+        aten("maximum"),
+        aten("clamp", _clamp),
+        aten("hardtanh", lambda x, min_val=-1.0, max_val=1.0: _clamp(x, min_val, max_val)),
+    ),
 )  # fmt: skip
 elementwise(
     "minimum", "Minimum", lambda a, b: sympy.Min(a, b),
@@ -146,13 +178,13 @@ elementwise(
         lambda a, b, ans: apply("heaviside", apply("sub", a, b), params=(0.5,)),
     ),
     numpy="np.minimum({0}, {1})", c="({0} < {1} || {0} != {0} ? {0} : {1})", mindspore="ops.minimum({0}, {1})",
-    float_result=False, kink="ties split 0.5/0.5",
+    float_result=False, kink="ties split 0.5/0.5", imports=(aten("minimum"),),
 )  # fmt: skip
 elementwise(
     "xlogy", "Xlogy", lambda a, b: a * sympy.log(b),
     (lambda a, b, ans: apply("log", b), lambda a, b, ans: apply("div", a, b)),
     numpy="rt.xlogy({0}, {1})", c="({0} == 0 ? ({1} != {1} ? {1} : 0) : {0} * log({1}))", mindspore="ops.xlogy({0}, {1})",
-    notation="{0} · log({1})",
+    notation="{0} · log({1})", imports=(aten("xlogy"),),
 )  # fmt: skip
 
 
@@ -194,5 +226,6 @@ register(
         spellings={"numpy": "np.where({0}, {1}, {2})", "c": "({0} ? {1} : {2})", "mindspore": "ops.where({0}, {1}, {2})"},
         api=Api(("Select",), ("select", "where"), generated=False),
         notation="({1} if {0} else {2})",
+        imports=(aten("where.self"),),
     )
 )  # fmt: skip

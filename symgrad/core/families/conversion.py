@@ -12,7 +12,7 @@ import numpy as np
 import sympy
 
 from symgrad.core.graph import Node
-from symgrad.core.registry import LINEAR, MAP, Api, OpDef, make_node, register
+from symgrad.core.registry import LINEAR, MAP, Api, OpDef, aten, make_node, register
 from symgrad.errors import OpError
 
 
@@ -37,9 +37,18 @@ def _truncate(value):
     return sympy.sign(value) * sympy.floor(sympy.Abs(value))
 
 
+def _as_number(value):
+    """A condition (``x > 20``, or True and False once decided) as 1 or 0; numbers stay."""
+    if isinstance(value, sympy.logic.boolalg.Boolean):
+        return sympy.Piecewise((1, value), (0, True))
+    return value
+
+
 def _sym_cast(arrays, node):
     kind = np.dtype(node.params[0]).kind
     if kind == "f":
+        if node.args[0].dtype == np.dtype(bool):  # a mask: the derivative of a select, for one
+            return np.vectorize(_as_number, otypes=[object])(arrays[0])
         return arrays[0]
     if kind == "b":
         return np.vectorize(lambda v: sympy.Piecewise((1, sympy.Ne(v, 0)), (0, True)), otypes=[object])(
@@ -62,6 +71,8 @@ register(
         spellings={"numpy": 'rt.cast({0}, "{p0}")', "c": "SG_CAST_{p0}({0})", "mindspore": 'rt.cast({0}, "{p0}")'},
         pattern=MAP,
         api=Api(("Cast",), ("cast",), generated=False),
+        # ATen's copy to another dtype (device, layout and memory format do not change values)
+        imports=(aten("_to_copy", lambda x, dtype=None, **_placement: x if dtype is None else cast(x, dtype)),),
         notation=lambda node, args: f"{node.params[0]}({args[0]})",
     )
 )  # fmt: skip

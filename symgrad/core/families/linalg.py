@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from symgrad.core.families.structural import reshape, transpose
+from symgrad.core.families.structural import getitem, reshape, stack, transpose
 from symgrad.core.graph import Const, Node
-from symgrad.core.registry import CONTRACTION, CUSTOM, Api, OpDef, make_node, promote, register
+from symgrad.core.registry import CONTRACTION, CUSTOM, Api, OpDef, apply, aten, make_node, promote, register
 from symgrad.errors import OpError
 
 
@@ -122,6 +122,17 @@ def _sympy(arrays, node):
     return out.reshape(node.shape)
 
 
+def _aten_addmm(bias: Node, a: Node, b: Node, beta=1, alpha=1) -> Node:
+    """aten.addmm: beta * bias + alpha * (a @ b)."""
+    product = matmul(a, b) if alpha == 1 else apply("mul", alpha, matmul(a, b))
+    return apply("add", bias if beta == 1 else apply("mul", beta, bias), product)
+
+
+def _aten_bmm(a: Node, b: Node) -> Node:
+    """aten.bmm: one product for each item of the leading (batch) axis, stacked."""
+    return stack([matmul(getitem(a, i), getitem(b, i)) for i in range(a.shape[0])], 0)
+
+
 register(
     OpDef(
         name="matmul",
@@ -143,5 +154,12 @@ register(
             f"{args[0]}{'ᵀ' if node.params[0] else ''} @ {args[1]}{'ᵀ' if node.params[1] else ''}"
         ),
         api=Api(("MatMul",), ("matmul",), ("__matmul__",), ("__rmatmul__",), generated=False),
+        imports=(
+            aten("mm", matmul),
+            aten("mv", matmul),
+            aten("dot", matmul),
+            aten("addmm", _aten_addmm),
+            aten("bmm", _aten_bmm),
+        ),
     )
 )

@@ -15,7 +15,7 @@ import numpy as np
 import sympy
 
 from symgrad.core.graph import Const, Node, const
-from symgrad.core.registry import GATHER, LINEAR, REDUCTION, Api, OpDef, make_node, register
+from symgrad.core.registry import GATHER, LINEAR, REDUCTION, Api, OpDef, apply, aten, make_node, register
 from symgrad.errors import OpError
 
 # ----- builders used by rules and front ends -----
@@ -139,6 +139,142 @@ def index_to_python(index: tuple) -> tuple:
 
 def _indexed_shape(shape, index) -> tuple[int, ...]:
     return tuple(len(range(*i)) for i in index if isinstance(i, tuple))
+
+
+# ----- ATen's structural ops, written with these (PyTorch's argument conventions) -----
+
+
+def _aten_sum(x: Node, dim=None, keepdim: bool = False, dtype=None) -> Node:
+    """aten.sum: over ``dim`` (None or [] means every axis)."""
+    return reduce_sum(x, tuple(dim) if dim else None, keepdim)
+
+
+def _aten_mean(x: Node, dim=None, keepdim: bool = False, dtype=None) -> Node:
+    """aten.mean: the sum over ``dim`` divided by the number of its elements."""
+    axes = normalize_axes("mean", tuple(dim) if dim else None, x.ndim)
+    count = math.prod(x.shape[a] for a in axes)
+    return apply("div", reduce_sum(x, axes, keepdim), count)
+
+
+def _aten_var_mean(x: Node, dim=None, correction=None, keepdim: bool = False) -> tuple[Node, Node]:
+    """aten.var_mean: the variance (dividing by n - correction, default 1) and the mean over ``dim``."""
+    axes = normalize_axes("var_mean", tuple(dim) if dim else None, x.ndim)
+    count = math.prod(x.shape[a] for a in axes)
+    mean = apply("div", reduce_sum(x, axes, True), count)
+    squares = reduce_sum(apply("square", apply("sub", x, mean)), axes, keepdim)
+    variance = apply("div", squares, count - (1 if correction is None else correction))
+    return variance, mean if keepdim else reshape(mean, variance.shape)
+
+
+def _aten_expand(x: Node, size, implicit: bool = False) -> Node:
+    """aten.expand: broadcast to ``size``; -1 keeps the axis as it is."""
+    lead = len(size) - x.ndim
+    return broadcast_to(x, tuple(x.shape[i - lead] if d == -1 else d for i, d in enumerate(size)))
+
+
+def _aten_unsqueeze(x: Node, dim: int) -> Node:
+    dim = dim % (x.ndim + 1)
+    return reshape(x, x.shape[:dim] + (1,) + x.shape[dim:])
+
+
+def _aten_squeeze(x: Node, dim=None) -> Node:
+    """aten.squeeze: drop the given axes (every axis without ``dim``) that have size 1."""
+    axes = normalize_axes("squeeze", dim, x.ndim) if dim is not None and dim != [] else range(x.ndim)
+    return reshape(x, tuple(d for i, d in enumerate(x.shape) if not (i in axes and d == 1)))
+
+
+def _aten_select(x: Node, dim: int, index: int) -> Node:
+    at: list = [slice(None)] * x.ndim
+    at[dim] = index
+    return getitem(x, tuple(at))
+
+
+def _aten_slice(x: Node, dim: int = 0, start=None, end=None, step: int = 1) -> Node:
+    at: list = [slice(None)] * x.ndim
+    at[dim] = slice(start, end, step)
+    return getitem(x, tuple(at))
+
+
+def _diagonal_index(shape, offset: int, dim1: int, dim2: int, i: int) -> tuple:
+    """The index of a diagonal's ``i``-th element: ``i`` on ``dim1`` and ``i + offset`` on ``dim2``
+    (rows shifted instead for a negative offset), every other axis whole."""
+    at: list = [slice(None)] * len(shape)
+    at[dim1 % len(shape)] = i - min(offset, 0)
+    at[dim2 % len(shape)] = i + max(offset, 0)
+    return tuple(at)
+
+
+def _diagonal_length(shape, offset: int, dim1: int, dim2: int) -> int:
+    return max(0, min(shape[dim1] + min(offset, 0), shape[dim2] - max(offset, 0)))
+
+
+def _aten_diagonal(x: Node, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Node:
+    """aten.diagonal: the diagonal of the (dim1, dim2) planes, on a new last axis."""
+    n = _diagonal_length(x.shape, offset, dim1, dim2)
+    return stack([getitem(x, _diagonal_index(x.shape, offset, dim1, dim2, i)) for i in range(n)], -1)
+
+
+def _replaced(x: Node, index: tuple, src: Node) -> Node:
+    """``x`` with the region ``index`` (ints and slices) replaced by ``src``."""
+    at = normalize_index(x.shape, index)
+    old = make_node("scatter", (getitem(x, index),), (at, x.shape))
+    new = make_node("scatter", (broadcast_to(src, _indexed_shape(x.shape, at)),), (at, x.shape))
+    return apply("add", apply("sub", x, old), new)
+
+
+def _aten_diagonal_scatter(x: Node, src: Node, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Node:
+    """aten.diagonal_scatter: ``x`` with that diagonal replaced by ``src`` (diagonal on its last axis)."""
+    for i in range(_diagonal_length(x.shape, offset, dim1, dim2)):
+        x = _replaced(
+            x,
+            _diagonal_index(x.shape, offset, dim1, dim2, i),
+            getitem(src, (*[slice(None)] * (src.ndim - 1), i)),
+        )
+    return x
+
+
+def _aten_slice_scatter(x: Node, src: Node, dim: int = 0, start=None, end=None, step: int = 1) -> Node:
+    at: list = [slice(None)] * x.ndim
+    at[dim] = slice(start, end, step)
+    return _replaced(x, tuple(at), src)
+
+
+def _aten_select_scatter(x: Node, src: Node, dim: int, index: int) -> Node:
+    at: list = [slice(None)] * x.ndim
+    at[dim] = index
+    return _replaced(x, tuple(at), src)
+
+
+def _aten_split(x: Node, split_sizes, dim: int = 0) -> tuple[Node, ...]:
+    """aten.split_with_sizes: consecutive slices of the given sizes along ``dim``."""
+    pieces, start = [], 0
+    for size in split_sizes:
+        pieces.append(_aten_slice(x, dim, start, start + size))
+        start += size
+    return tuple(pieces)
+
+
+def _aten_cat(tensors, dim: int = 0) -> Node:
+    """aten.cat as a sum of scatters: each piece placed into its slot of the result."""
+    pieces = [t for t in tensors if t.shape != (0,)]  # PyTorch skips legacy empty tensors
+    dim = dim % pieces[0].ndim
+    shape = list(pieces[0].shape)
+    shape[dim] = sum(p.shape[dim] for p in pieces)
+    placed, start = [], 0
+    for p in pieces:
+        at: list = [slice(None)] * len(shape)
+        at[dim] = slice(start, start + p.shape[dim])
+        start += p.shape[dim]
+        placed.append(make_node("scatter", (p,), (normalize_index(tuple(shape), tuple(at)), tuple(shape))))
+    total = placed[0]
+    for piece in placed[1:]:
+        total = apply("add", total, piece)
+    return total
+
+
+def _aten_full(size, fill_value, dtype=None, **_placement) -> Node:
+    """aten.full (and the constants scalar_tensor and full_like make)."""
+    return full(tuple(size), fill_value, dtype or np.float32)
 
 
 # ----- shape inference -----
@@ -391,6 +527,16 @@ _linear(
     simplify=_simplify_broadcast, notation=_show_with_shape,
     batched=_b_broadcast,
     api=Api(("BroadcastTo",), ("broadcast_to",), generated=False),
+    imports=(
+        aten("expand", _aten_expand),
+        aten("full", _aten_full),
+        aten("full_like", lambda x, fill_value, dtype=None, **_kw: _aten_full(x.shape, fill_value, dtype or x.dtype)),
+        aten("scalar_tensor", lambda s, dtype=None, **_kw: _aten_full((), s, dtype)),
+        aten("_efficientzerotensor", lambda size, dtype=None, **_kw: _aten_full(size, 0, dtype)),
+        # storage a program fills before it reads it (its values are unspecified; zeros here)
+        aten("empty", lambda size, dtype=None, **_kw: _aten_full(size, 0, dtype)),
+        aten("expand_copy", _aten_expand),
+    ),
 )  # fmt: skip
 _linear(
     "reduce_sum", "ReduceSum", 1, _infer_reduce, _t_reduce, _sym_reduce,
@@ -399,6 +545,12 @@ _linear(
     notation=lambda node, args: f"Σ_{list(node.params[0])} {args[0]}",
     batched=_b_reduce,
     api=Api(("ReduceSum",), ("reduce_sum", "sum"), generated=False),
+    imports=(
+        aten("sum", _aten_sum),
+        aten("mean", _aten_mean),
+        aten("var_mean", _aten_var_mean),
+        aten("var", lambda *a, **k: _aten_var_mean(*a, **k)[0]),
+    ),
 )  # fmt: skip
 _linear(
     "reshape", "Reshape", 1,
@@ -408,6 +560,13 @@ _linear(
     simplify=_simplify_reshape, keeps_order=True, notation=_show_with_shape,
     batched=_b_reshape,
     api=Api(("Reshape",), ("reshape",), generated=False),
+    imports=(
+        *(aten(name, reshape) for name in ("view", "_unsafe_view", "reshape", "view_copy")),
+        aten("unsqueeze", _aten_unsqueeze),
+        aten("squeeze", _aten_squeeze),
+        # copies (values unchanged): the same shape
+        *(aten(name, lambda x, **_format: x) for name in ("clone", "alias", "lift_fresh_copy")),
+    ),
 )  # fmt: skip
 _linear(
     "transpose", "Transpose", 1, _infer_transpose, _t_transpose,
@@ -416,6 +575,7 @@ _linear(
     simplify=_simplify_transpose, notation=lambda node, args: f"{args[0]}ᵀ{list(node.params[0])}",
     batched=_b_transpose,
     api=Api(("Transpose",), ("transpose",), generated=False),
+    imports=(aten("permute", transpose), aten("permute_copy", transpose), aten("t", transpose)),
 )  # fmt: skip
 _linear(
     "getitem", "getitem", 1,
@@ -424,12 +584,27 @@ _linear(
     batched=_b_getitem,
     numpy="rt.getitem({0}, {p0})", mindspore="rt.getitem({0}, {p0})",
     simplify=_simplify_getitem, notation=_show_index, api=Api(operators=("__getitem__",), generated=False),
+    imports=(
+        aten("select.int", _aten_select),
+        aten("select_copy.int", _aten_select),
+        aten("slice.Tensor", _aten_slice),
+        aten("slice_copy.Tensor", _aten_slice),
+        aten("diagonal", _aten_diagonal),
+        aten("diagonal_copy", _aten_diagonal),
+        aten("split_with_sizes", _aten_split),
+    ),
 )  # fmt: skip
 _linear(
     "scatter", "scatter", 1, _infer_scatter, _t_scatter, _sym_scatter,
     numpy="rt.scatter({0}, {r0}, {p0}, {p1})", mindspore="rt.scatter({0}, {r0}, {p0}, {p1})",
     batched=_b_scatter,
     api=Api(internal="the transpose of indexing, in reverse-mode derivatives"),
+    imports=(
+        aten("cat", _aten_cat),
+        aten("diagonal_scatter", _aten_diagonal_scatter),
+        aten("slice_scatter", _aten_slice_scatter),
+        aten("select_scatter", _aten_select_scatter),
+    ),
 )  # fmt: skip
 _linear(
     "stack", "Stack", None, _infer_stack, _t_stack,
@@ -437,4 +612,5 @@ _linear(
     numpy="rt.stack([{args}], {p0}, {rank})", mindspore="rt.stack([{args}], {p0}, {rank})",
     batched=_b_stack,
     api=Api(("Stack",), ("stack",), generated=False),
+    imports=(aten("stack", lambda tensors, dim=0: stack(tensors, dim)),),
 )  # fmt: skip

@@ -12,7 +12,10 @@ import math
 import sympy
 
 from symgrad.core.families._elementwise import elementwise
-from symgrad.core.registry import Api, apply
+from symgrad.core.families.structural import normalize_axes, reduce_sum, reshape
+from symgrad.core.graph import Node
+from symgrad.core.registry import Api, apply, aten
+from symgrad.errors import OpError
 
 
 def _one_minus_square(x):
@@ -20,12 +23,14 @@ def _one_minus_square(x):
     return apply("mul", apply("sub", 1, x), apply("add", 1, x))
 
 
-def _unary(name, display, sympy_fn, partial, np_name=None, simd=True, numpy=None, c=None, **traits):
-    """A libm function: NumPy's ``np_name`` (default ``name``), C's and MindSpore's ``name``.
+def _unary(
+    name, display, sympy_fn, partial, np_name=None, simd=True, numpy=None, c=None, imports=(), **traits
+):
+    """A libm function: NumPy's ``np_name`` (default ``name``), C's, MindSpore's and ATen's ``name``.
 
     NumPy's spelling (``arcsin``) is also a public alias, as in MindSpore. ``numpy``
     overrides the NumPy template (a runtime helper where NumPy lacks the function), ``c``
-    the C one (a function of symgrad's own).
+    the C one (a function of symgrad's own); ``imports`` are further ATen ops written with it.
     """
     np_name = np_name or name
     elementwise(
@@ -38,14 +43,27 @@ def _unary(name, display, sympy_fn, partial, np_name=None, simd=True, numpy=None
         mindspore=f"ops.{name}({{0}})",
         api=Api(classes=(display,), functions=tuple(dict.fromkeys((name, np_name)))),
         simd=name if simd else None,
+        imports=(aten(name), *imports),
         **traits,
     )
 
 
 # ----- powers and logarithms -----
-_unary("sqrt", "Sqrt", sympy.sqrt, lambda x, ans: apply("div", 0.5, ans), simd=False)  # an instruction
+_unary(
+    "sqrt", "Sqrt", sympy.sqrt, lambda x, ans: apply("div", 0.5, ans), simd=False,  # an instruction
+    imports=(
+        aten("rsqrt", lambda x: apply("div", 1, apply("sqrt", x))),
+        aten("linalg_vector_norm", lambda *a, **k: _aten_vector_norm(*a, **k)),  # defined below
+    ),
+)  # fmt: skip
 _unary("exp", "Exp", sympy.exp, lambda x, ans: ans)
-_unary("log", "Log", sympy.log, lambda x, ans: apply("div", 1, x))
+_unary(
+    "log", "Log", sympy.log, lambda x, ans: apply("div", 1, x),
+    imports=(
+        aten("log2", lambda x: apply("div", apply("log", x), math.log(2))),
+        aten("log10", lambda x: apply("div", apply("log", x), math.log(10))),
+    ),
+)  # fmt: skip
 # log(1 + x) and exp(x) - 1 without the cancellation near 0 (their meanings are the plain forms)
 _unary("log1p", "Log1p", lambda x: sympy.log(1 + x), lambda x, ans: apply("div", 1, apply("add", 1, x)))
 _unary("expm1", "Expm1", lambda x: sympy.exp(x) - 1, lambda x, ans: apply("add", ans, 1))
@@ -91,7 +109,7 @@ def _atan2_partial(of_y: bool):
 elementwise(
     "atan2", "Atan2", sympy.atan2, (_atan2_partial(True), _atan2_partial(False)),
     numpy="np.arctan2({0}, {1})", c="atan2({0}, {1})", mindspore="ops.atan2({0}, {1})",
-    api=Api(("Atan2",), ("atan2", "arctan2")), simd="atan2",
+    api=Api(("Atan2",), ("atan2", "arctan2")), simd="atan2", imports=(aten("atan2"),),
 )  # fmt: skip
 
 # ----- hyperbolic -----
@@ -168,6 +186,34 @@ _unary(
     lambda x, ans: apply("div", 1, _one_minus_square(x)),
     np_name="arctanh",
 )  # fmt: skip
+
+# ----- norms -----
+
+
+def vector_norm(x: Node, ord: float = 2, axes=None, keepdim: bool = False) -> Node:  # noqa: A002 (the usual name)
+    """The 2-norm, or the p-norm for a number ``ord`` >= 1, over ``axes`` (all when None).
+
+    Computed as ``m * norm(x / m)`` with ``m`` a power of two near the mean of |x| (``pow2_scale``,
+    meaning 1 in closed forms), so neither the norm nor its derivatives overflow or underflow
+    where the true values are finite (x = [1e200, 1e200] or [1e-200, 1e-200]).
+    """
+    if isinstance(ord, bool) or not isinstance(ord, int | float) or not 1 <= ord < math.inf:
+        raise OpError(f"Norm: ord must be None or a number >= 1 (vector norms; a finite one), got {ord!r}")
+    axes = normalize_axes("Norm", axes, x.ndim)
+    count = max(math.prod(x.shape[a] for a in axes), 1)
+    magnitude = apply("abs", x)
+    scale = apply("pow2_scale", reduce_sum(apply("mul", magnitude, 1 / count), axes, True))
+    scaled = apply("div", x, scale)
+    if ord == 2:
+        inner = apply("sqrt", reduce_sum(apply("mul", scaled, scaled), axes, keepdim))
+    else:
+        inner = apply("pow", reduce_sum(apply("pow", apply("abs", scaled), ord), axes, keepdim), 1 / ord)
+    return apply("mul", inner, reshape(scale, inner.shape))
+
+
+def _aten_vector_norm(x: Node, ord=2, dim=None, keepdim: bool = False, dtype=None) -> Node:  # noqa: A002
+    return vector_norm(x, ord, tuple(dim) if dim else None, keepdim)
+
 
 # ----- special functions -----
 _unary(
