@@ -59,11 +59,12 @@ class Imported:
     """A framework's op that means this op, for the importers (``symgrad.importers``).
 
     Attributes:
-        framework: ``"aten"`` (PyTorch's ATen ops, as ``torch.export`` records them).
+        framework: ``"aten"`` (PyTorch's ATen ops, as ``torch.export`` records them) or
+            ``"jax"`` (JAX's primitives, as a jaxpr records them).
         name: the op's name there: ``"tanh"`` for every overload, ``"add.Tensor"`` for one.
         build: ``build(*args, **kwargs) -> Node`` where the framework's arguments are not this
-            op's (tensors arrive as nodes, dtypes as NumPy dtypes); default: the op applied to
-            the positional arguments.
+            op's (tensors arrive as nodes, dtypes as NumPy dtypes; a JAX primitive's params
+            are the keyword arguments); default: the op applied to the positional arguments.
     """
 
     framework: str
@@ -74,6 +75,11 @@ class Imported:
 def aten(name: str, build: Callable | None = None) -> Imported:
     """PyTorch's ATen op ``name`` (``"sum.dim_IntList"``, or a name for all its overloads)."""
     return Imported("aten", name, build)
+
+
+def lax(name: str, build: Callable | None = None) -> Imported:
+    """JAX's primitive ``name`` (``jax.lax``'s ``"logistic"``, ``"dot_general"``)."""
+    return Imported("jax", name, build)
 
 
 @dataclass(frozen=True)
@@ -105,7 +111,8 @@ class OpDef:
             also used by CUDA unless a ``cuda`` spelling is given), ``mindspore``. Ops whose
             pattern is not MAP need no ``c`` spelling: the C printer lowers them by pattern.
         api: public names (:class:`Api`).
-        imports: other frameworks' ops that mean this op (:class:`Imported`).
+        imports: other frameworks' ops that mean this op (:class:`Imported`): PyTorch's
+            (:func:`aten`) and JAX's (:func:`lax`).
         kink: the convention used where the op is not differentiable (``"ReLU'(0) = 0"``);
             ``verify`` explains finite-difference disagreements there instead of failing.
         simd: the libm function the C spelling calls, when glibc's libmvec has a SIMD

@@ -21,6 +21,7 @@ from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
 from symgrad.verification import methods
 from symgrad.verification.blocks import Block, derivative_blocks
+from symgrad.verification.jax_program import is_jax_call, verify_jax
 from symgrad.verification.kinks import kink_aware, kink_notes
 from symgrad.verification.report import Report, Row, compare
 from symgrad.verification.torch_program import is_torch_call, is_torch_module, verify_torch
@@ -48,10 +49,11 @@ def verify(
 ) -> Report:
     """Compare ``fn``'s derivatives at ``inputs`` every way symgrad can, up to ``order``.
 
-    A PyTorch program (a function of torch tensors called with them, or an ``nn.Module``) is
-    imported into symgrad's graph and torch.autograd's derivatives are compared with its exact
-    ones (:func:`symgrad.verification.torch_program.verify_torch`; ``weights`` then names the
-    module's Parameters, or True for all).
+    A PyTorch program (a function of torch tensors called with them, or an ``nn.Module``) or a
+    JAX function called with JAX arrays is imported into symgrad's graph, and its framework's
+    derivatives (torch.autograd; nested ``jax.jacrev``) are compared with its exact ones
+    (:mod:`symgrad.verification.torch_program`, :mod:`symgrad.verification.jax_program`;
+    ``weights`` then names a PyTorch module's Parameters, or True for all).
 
     Args:
         fn: a function or Cell of Tensors returning a Tensor or a tuple of Tensors.
@@ -71,8 +73,8 @@ def verify(
     Returns:
         A :class:`Report`; ``report.ok`` is False when a comparison failed.
     """
-    if is_torch_call(inputs) or is_torch_module(fn):
-        return _verify_torch(fn, inputs, order, positions, weights, expected, vjp)
+    if is_torch_call(inputs) or is_torch_module(fn) or is_jax_call(inputs):
+        return _verify_framework(fn, inputs, order, positions, weights, expected, vjp)
     if order < 1:
         raise ValueError(f"verify: order must be 1 or more, got {order}")
     if isinstance(weights, bool) or not all(isinstance(w, Parameter) for w in weights):
@@ -177,17 +179,24 @@ def verify(
     return report
 
 
-def _verify_torch(fn, inputs, order, positions, weights, expected, vjp) -> Report:
-    """A PyTorch program: torch.autograd's derivatives against the imported graph's closed form."""
+def _verify_framework(fn, inputs, order, positions, weights, expected, vjp) -> Report:
+    """A PyTorch or JAX program: its framework's derivatives against the imported graph's closed form."""
     given = [
         name for name, v in (("positions", positions), ("expected", expected), ("vjp", vjp)) if v is not None
     ]
     if given:
         raise TypeError(
-            f"verify: {', '.join(given)}= apply to symgrad programs; a PyTorch program is checked through "
-            "torch.autograd (its custom Functions' backward included), on every floating-point tensor input"
+            f"verify: {', '.join(given)}= apply to symgrad programs; a PyTorch or JAX program is checked "
+            "through its framework's derivatives (custom rules included), on every floating-point input"
         )
-    report = verify_torch(fn, *inputs, order=order, weights=weights)
+    if is_jax_call(inputs):
+        if weights:
+            raise TypeError(
+                "verify: weights= names a PyTorch module's Parameters; a JAX function's are arguments"
+            )
+        report = verify_jax(fn, *inputs, order=order)
+    else:
+        report = verify_torch(fn, *inputs, order=order, weights=weights)
     if _collected is not None:
         _collected.append(report)
     return report

@@ -12,33 +12,17 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from symgrad.autodiff.tracing import Trace
-from symgrad.core.graph import free_vars
-from symgrad.evaluate import value_of
 from symgrad.importers.torch_export import from_torch
-from symgrad.tensor import Tensor
-from symgrad.verification import methods
-from symgrad.verification.blocks import derivative_blocks
-from symgrad.verification.kinks import kink_aware, kink_notes
-from symgrad.verification.report import FAIL, Report, Row, compare
-
-# rtol, and atol as a fraction of the block's largest entry; an error up to 10x symgrad's own
-# kernel's rounding error in the same dtype is also allowed (a correct program makes as much)
-TOLERANCE = {np.dtype(np.float64): (1e-9, 1e-11), np.dtype(np.float32): (1e-4, 1e-5)}
+from symgrad.verification.frameworks import check_against_exact, has_leaf
+from symgrad.verification.report import Report
 
 
 def is_torch_call(inputs: Sequence) -> bool:
     """True when some input (or a leaf of a list, tuple or dict of them) is a torch tensor."""
-    for value in inputs:
-        if isinstance(value, list | tuple):
-            if is_torch_call(value):
-                return True
-        elif isinstance(value, dict):
-            if is_torch_call(list(value.values())):
-                return True
-        elif type(value).__module__.startswith("torch") and type(value).__name__ in ("Tensor", "Parameter"):
-            return True
-    return False
+    return has_leaf(
+        inputs,
+        lambda v: type(v).__module__.startswith("torch") and type(v).__name__ in ("Tensor", "Parameter"),
+    )
 
 
 def is_torch_module(fn) -> bool:
@@ -60,8 +44,6 @@ def verify_torch(program: Callable, *inputs, order: int = 1, weights: Sequence[s
     import torch
     from torch.utils._pytree import tree_flatten, tree_unflatten
 
-    if order < 1:
-        raise ValueError(f"verify: order must be 1 or more, got {order}")
     imported = from_torch(program, *inputs)
     leaves, spec = tree_flatten(list(inputs))
     tensors = [x for x in leaves if isinstance(x, torch.Tensor)]
@@ -76,56 +58,19 @@ def verify_torch(program: Callable, *inputs, order: int = 1, weights: Sequence[s
     if not positions and not names:
         raise ValueError("verify: nothing to differentiate: no floating-point tensor input and no weights=")
 
-    # symgrad: the imported graph at variables standing for the inputs and the weights
-    trace = Trace()
-    placeholders = imported.input_names
-    sym_inputs = [trace.leaf(Tensor(x.detach().cpu().numpy()), n) for x, n in zip(tensors, placeholders)]
-    outputs = imported(*sym_inputs)
-    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    wrt: list = [sym_inputs[p]._node for p in positions] + [imported.parameter(n)._node for n in names]
-    wrt_names = [placeholders[p] for p in positions] + names
-    out_nodes = [o._node for o in outputs]
-    levels = derivative_blocks(out_nodes, wrt, wrt_names, order)
-    blocks = [b for level in levels for b in level]
-    env = {**trace.env, **{k: v for o in outputs for k, v in o._env.items()}}
-    args = list(dict.fromkeys(wrt + free_vars(out_nodes + [b.node for b in blocks])))
-    values = [np.asarray(value_of(v, env)) for v in args]
-    dtype = np.result_type(*(t.detach().cpu().numpy().dtype for t in tensors if t.is_floating_point()))
-    reference = methods.high_precision([b.node for b in blocks], args, values)
-    with np.errstate(all="ignore"):  # only its rounding is used: an overflow there is not a finding
-        kernel = methods.compiled_values([b.node for b in blocks], args, values)
+    def derivatives():  # the program itself, differentiated by torch.autograd
+        tensor_at = [i for i, x in enumerate(leaves) if isinstance(x, torch.Tensor)]
+        fresh = list(leaves)
+        for k, i in enumerate(tensor_at):
+            fresh[i] = leaves[i].detach().clone().requires_grad_(k in positions)
+        variables = [fresh[tensor_at[p]] for p in positions] + [params[n] for n in names]
+        return _torch_blocks(program, tree_unflatten(fresh, spec), variables, order, torch)
 
-    point = ", ".join(f"{placeholders[p]} {tuple(tensors[p].shape)}" for p in positions)
-    report = Report(f"verify {imported.name} (PyTorch) at {point} ({dtype}), order {order}")
-    report.blocks = blocks
-    kinks = kink_notes(out_nodes, args, values, report.notes)
-
-    # PyTorch: the program itself, differentiated by torch.autograd
-    tensor_at = [i for i, x in enumerate(leaves) if isinstance(x, torch.Tensor)]
-    fresh = list(leaves)
-    for k, i in enumerate(tensor_at):
-        fresh[i] = leaves[i].detach().clone().requires_grad_(k in positions)
-    variables = [fresh[tensor_at[p]] for p in positions] + [params[n] for n in names]
-    got, failure = _torch_blocks(program, tree_unflatten(fresh, spec), variables, order, torch)
-    if failure:
-        report.notes.append(failure)
-    rtol, atol_fraction = TOLERANCE.get(dtype, (1e-3, 1e-4))
-    magnitudes = [_magnitude(r) for r in reference]
-    method = f"torch.autograd {dtype}"
-    for k, (block, ref, ours) in enumerate(zip(blocks, reference, kernel)):
-        if k >= len(got):
-            report.rows.append(Row(block.label, method, np.nan, np.nan, (), np.nan, np.nan, rtol, 0.0, FAIL))
-            continue
-        scale = magnitudes[k] or max(magnitudes, default=0.0) or 1.0
-        with np.errstate(invalid="ignore"):
-            rounding = float(np.nanmax(np.abs(ours - ref), initial=0.0))
-        atol = max(atol_fraction * scale, 10 * rounding)
-        report.rows.append(kink_aware(compare(block.label, method, got[k], ref, rtol, atol), kinks))
-    report.notes.append(
-        f"tolerance: rtol {rtol:.0e} and atol {atol_fraction:.0e} x the block's largest entry, or 10x the rounding "
-        f"error of symgrad's own {dtype} kernel for the same block where that is larger"
+    arrays = [x.detach().cpu().numpy() for x in tensors]
+    weight_params = [(n, imported.parameter(n)) for n in names]
+    return check_against_exact(
+        imported, arrays, positions, weight_params, order, "torch.autograd", derivatives, "PyTorch"
     )
-    return report
 
 
 def _torch_blocks(program, inputs, variables, order: int, torch) -> tuple[list[np.ndarray], str]:
@@ -168,8 +113,3 @@ def _jacobian(tensor, x, create_graph: bool, torch):
         rows.append(torch.zeros_like(x) if grad is None else grad)
     stacked = torch.stack(rows) if rows else torch.zeros((0, *x.shape), dtype=x.dtype)
     return stacked.reshape(*tensor.shape, *x.shape)
-
-
-def _magnitude(array: np.ndarray) -> float:
-    finite = np.abs(array[np.isfinite(array)])
-    return float(finite.max(initial=0.0))

@@ -13,7 +13,7 @@ import sympy
 
 from symgrad.core.families._elementwise import elementwise
 from symgrad.core.graph import Node
-from symgrad.core.registry import Api, apply, aten
+from symgrad.core.registry import Api, apply, aten, lax
 from symgrad.errors import OpError
 
 
@@ -40,7 +40,7 @@ elementwise(
     "sigmoid", "Sigmoid", lambda x: 1 / (1 + sympy.exp(-x)),
     # sigmoid' = s (1 - s) = s sigmoid(-x): 1 - s cancels to 0 for x > 37 (sigmoid'(40) = 4.2e-18)
     (lambda x, ans: apply("mul", ans, apply("sigmoid", apply("neg", x))),),
-    numpy="rt.sigmoid({0})", c="(1 / (1 + exp(-{0})))", mindspore="ops.sigmoid({0})", imports=(aten("sigmoid"),),
+    numpy="rt.sigmoid({0})", c="(1 / (1 + exp(-{0})))", mindspore="ops.sigmoid({0})", imports=(aten("sigmoid"), lax("logistic")),
 )  # fmt: skip
 elementwise(
     "relu", "ReLU", lambda x: sympy.Max(x, 0),
@@ -53,7 +53,7 @@ elementwise(
     (lambda x, ans: apply("sign", x),),
     numpy="np.abs({0})", c="fabs({0})", mindspore="ops.abs({0})",
     float_result=False, kink="Abs'(0) = 0", api=Api(("Abs",), ("abs",), operators=("__abs__",)),
-    imports=(aten("abs"),),
+    imports=(aten("abs"), lax("abs")),
 )  # fmt: skip
 elementwise(
     "softplus", "Softplus", lambda x: sympy.log(1 + sympy.exp(x)),

@@ -20,6 +20,7 @@ from symgrad.core.registry import (
     aten,
     broadcast_shapes,
     is_value,
+    lax,
     make_node,
     promote,
     register,
@@ -108,7 +109,7 @@ elementwise(
     numpy="np.add({0}, {1})", c="({0} + {1})", mindspore="ops.add({0}, {1})",
     float_result=False, simplify=_simplify_add, fold=np.add,
     api=Api(("Add", "TensorAdd"), ("add",), ("__add__",), ("__radd__",)), notation="{0} + {1}", signs=(1, 1),
-    imports=(aten("add", lambda a, b, alpha=1: apply("add", a, _scaled(b, alpha))),),
+    imports=(aten("add", lambda a, b, alpha=1: apply("add", a, _scaled(b, alpha))), lax("add"), lax("add_any")),
 )  # fmt: skip
 elementwise(
     "sub", "Sub", lambda a, b: a - b,
@@ -116,14 +117,14 @@ elementwise(
     numpy="np.subtract({0}, {1})", c="({0} - {1})", mindspore="ops.sub({0}, {1})",
     float_result=False, simplify=_simplify_sub, fold=np.subtract,
     api=Api(("Sub",), ("sub",), ("__sub__",), ("__rsub__",)), notation="{0} - {1}", signs=(1, -1),
-    imports=(aten("sub", lambda a, b, alpha=1: apply("sub", a, _scaled(b, alpha))),),
+    imports=(aten("sub", lambda a, b, alpha=1: apply("sub", a, _scaled(b, alpha))), lax("sub")),
 )  # fmt: skip
 elementwise(
     "mul", "Mul", lambda a, b: a * b,
     (lambda a, b, ans: b, lambda a, b, ans: a),
     numpy="np.multiply({0}, {1})", c="({0} * {1})", mindspore="ops.mul({0}, {1})",
     float_result=False, simplify=_simplify_mul, fold=np.multiply,
-    api=Api(("Mul",), ("mul",), ("__mul__",), ("__rmul__",)), notation="{0} · {1}", imports=(aten("mul"),),
+    api=Api(("Mul",), ("mul",), ("__mul__",), ("__rmul__",)), notation="{0} · {1}", imports=(aten("mul"), lax("mul")),
 )  # fmt: skip
 elementwise(
     "div", "Div", lambda a, b: a / b,
@@ -131,7 +132,7 @@ elementwise(
     numpy="np.divide({0}, {1})", c="({0} / {1})", mindspore="ops.div({0}, {1})",
     simplify=_simplify_div, fold=np.true_divide,
     api=Api(("Div", "RealDiv"), ("div",), ("__truediv__",), ("__rtruediv__",)), notation="{0} / {1}",
-    imports=(aten("div", _aten_div), aten("reciprocal", lambda x: apply("div", 1, x))),
+    imports=(aten("div", _aten_div), aten("reciprocal", lambda x: apply("div", 1, x)), lax("div")),
 )  # fmt: skip
 elementwise(
     "pow", "Pow", lambda a, b: a**b,
@@ -142,20 +143,26 @@ elementwise(
     numpy="np.power({0}, {1})", c="pow({0}, {1})", mindspore="ops.pow({0}, {1})",
     float_result=False, simplify=_simplify_pow, fold=np.power,
     api=Api(("Pow",), ("pow",), ("__pow__",), ("__rpow__",)), notation="{0} ^ {1}", simd="pow",
-    imports=(aten("pow"), aten("exp2", lambda x: apply("pow", 2, x))),
+    imports=(
+        aten("pow"),
+        aten("exp2", lambda x: apply("pow", 2, x)),
+        lax("pow"),
+        lax("integer_pow", lambda x, y: apply("pow", x, y)),
+        lax("exp2", lambda x: apply("pow", 2, x)),
+    ),
 )  # fmt: skip
 elementwise(
     "neg", "Neg", lambda a: -a,
     (lambda a, ans: -1,),
     numpy="np.negative({0})", c="(-{0})", mindspore="ops.neg({0})",
     float_result=False, simplify=_simplify_neg, fold=np.negative,
-    api=Api(("Neg",), ("neg", "negative"), ("__neg__",)), notation="-{0}", signs=(-1,), imports=(aten("neg"),),
+    api=Api(("Neg",), ("neg", "negative"), ("__neg__",)), notation="-{0}", signs=(-1,), imports=(aten("neg"), lax("neg")),
 )  # fmt: skip
 elementwise(
     "square", "Square", lambda a: a**2,
     (lambda a, ans: apply("mul", 2, a),),
     numpy="np.square({0})", c="({0} * {0})", mindspore="ops.square({0})",
-    float_result=False, fold=np.square, imports=(aten("square"),),
+    float_result=False, fold=np.square, imports=(aten("square"), lax("square")),
 )  # fmt: skip
 elementwise(
     "maximum", "Maximum", lambda a, b: sympy.Max(a, b),
@@ -169,6 +176,8 @@ elementwise(
         aten("maximum"),
         aten("clamp", _clamp),
         aten("hardtanh", lambda x, min_val=-1.0, max_val=1.0: _clamp(x, min_val, max_val)),
+        lax("max"),
+        lax("clamp", lambda low, x, high: _clamp(x, low, high)),
     ),
 )  # fmt: skip
 elementwise(
@@ -178,7 +187,7 @@ elementwise(
         lambda a, b, ans: apply("heaviside", apply("sub", a, b), params=(0.5,)),
     ),
     numpy="np.minimum({0}, {1})", c="({0} < {1} || {0} != {0} ? {0} : {1})", mindspore="ops.minimum({0}, {1})",
-    float_result=False, kink="ties split 0.5/0.5", imports=(aten("minimum"),),
+    float_result=False, kink="ties split 0.5/0.5", imports=(aten("minimum"), lax("min")),
 )  # fmt: skip
 elementwise(
     "xlogy", "Xlogy", lambda a, b: a * sympy.log(b),
@@ -186,6 +195,15 @@ elementwise(
     numpy="rt.xlogy({0}, {1})", c="({0} == 0 ? ({1} != {1} ? {1} : 0) : {0} * log({1}))", mindspore="ops.xlogy({0}, {1})",
     notation="{0} · log({1})", imports=(aten("xlogy"),),
 )  # fmt: skip
+
+
+def _select_n(which, *cases):
+    """JAX's select_n: ``cases[which]``; with a boolean ``which``, cases[1] where it holds."""
+    if len(cases) != 2 or which.dtype != np.dtype(bool):
+        raise OpError(
+            f"select_n with {len(cases)} cases and a {which.dtype} selector has no row (2 cases, bool)"
+        )
+    return apply("select", which, cases[1], cases[0])
 
 
 def _select_infer(args, params):
@@ -226,6 +244,6 @@ register(
         spellings={"numpy": "np.where({0}, {1}, {2})", "c": "({0} ? {1} : {2})", "mindspore": "ops.where({0}, {1}, {2})"},
         api=Api(("Select",), ("select", "where"), generated=False),
         notation="({1} if {0} else {2})",
-        imports=(aten("where.self"),),
+        imports=(aten("where.self"), lax("select_n", _select_n)),
     )
 )  # fmt: skip

@@ -12,7 +12,7 @@ import numpy as np
 import sympy
 
 from symgrad.core.graph import Node
-from symgrad.core.registry import LINEAR, MAP, Api, OpDef, aten, make_node, register
+from symgrad.core.registry import LINEAR, MAP, Api, OpDef, aten, lax, make_node, register
 from symgrad.errors import OpError
 
 
@@ -72,7 +72,10 @@ register(
         pattern=MAP,
         api=Api(("Cast",), ("cast",), generated=False),
         # ATen's copy to another dtype (device, layout and memory format do not change values)
-        imports=(aten("_to_copy", lambda x, dtype=None, **_placement: x if dtype is None else cast(x, dtype)),),
+        imports=(
+            aten("_to_copy", lambda x, dtype=None, **_placement: x if dtype is None else cast(x, dtype)),
+            lax("convert_element_type", lambda x, new_dtype, weak_type=False: cast(x, new_dtype)),
+        ),
         notation=lambda node, args: f"{node.params[0]}({args[0]})",
     )
 )  # fmt: skip

@@ -6,12 +6,25 @@ accepted as in ``ops.matmul``). ``transpose_a``/``transpose_b`` apply to matrice
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import sympy
 
 from symgrad.core.families.structural import getitem, reshape, stack, transpose
 from symgrad.core.graph import Const, Node
-from symgrad.core.registry import CONTRACTION, CUSTOM, Api, OpDef, apply, aten, make_node, promote, register
+from symgrad.core.registry import (
+    CONTRACTION,
+    CUSTOM,
+    Api,
+    OpDef,
+    apply,
+    aten,
+    lax,
+    make_node,
+    promote,
+    register,
+)
 from symgrad.errors import OpError
 
 
@@ -133,6 +146,29 @@ def _aten_bmm(a: Node, b: Node) -> Node:
     return stack([matmul(getitem(a, i), getitem(b, i)) for i in range(a.shape[0])], 0)
 
 
+def _lax_dot_general(a: Node, b: Node, dimension_numbers) -> Node:
+    """lax.dot_general: batch axes first, then a's free axes, then b's; contracted axes summed.
+
+    Each batch item is a matrix product of ``a`` with its free axes in front and its contracted
+    ones behind, reshaped to two axes, and ``b`` the other way round."""
+    (a_sum, b_sum), (a_batch, b_batch) = dimension_numbers
+    a_free = [i for i in range(a.ndim) if i not in a_sum and i not in a_batch]
+    b_free = [i for i in range(b.ndim) if i not in b_sum and i not in b_batch]
+    a = transpose(a, (*a_batch, *a_free, *a_sum))
+    b = transpose(b, (*b_batch, *b_sum, *b_free))
+    batch = a.shape[: len(a_batch)]
+    free_a, free_b = a.shape[len(a_batch) : len(a_batch) + len(a_free)], b.shape[len(b_batch) + len(b_sum) :]
+    inner = math.prod(a.shape[len(a_batch) + len(a_free) :])
+    products = []
+    for index in np.ndindex(*batch):
+        left = reshape(getitem(a, index) if index else a, (math.prod(free_a), inner))
+        right = reshape(getitem(b, index) if index else b, (inner, math.prod(free_b)))
+        products.append(reshape(matmul(left, right), free_a + free_b))
+    if not batch:
+        return products[0]
+    return reshape(stack(products, 0), batch + free_a + free_b)
+
+
 register(
     OpDef(
         name="matmul",
@@ -160,6 +196,7 @@ register(
             aten("dot", matmul),
             aten("addmm", _aten_addmm),
             aten("bmm", _aten_bmm),
+            lax("dot_general", _lax_dot_general),
         ),
     )
 )

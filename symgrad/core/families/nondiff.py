@@ -18,7 +18,16 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from symgrad.core.registry import NONDIFF, Api, OpDef, aten, broadcast_shapes, elementwise_infer, register
+from symgrad.core.registry import (
+    NONDIFF,
+    Api,
+    OpDef,
+    aten,
+    broadcast_shapes,
+    elementwise_infer,
+    lax,
+    register,
+)
 
 
 def _boolean(display):
@@ -48,7 +57,7 @@ _nondiff(
     "stop_gradient", "stop_gradient", 1, lambda x: x,
     numpy="{0}", c="{0}", mindspore="ops.stop_gradient({0})",
     api=Api(("StopGradient",), ("stop_gradient",), generated=False),  # symgrad.autodiff.api
-    passes_value=True, imports=(aten("detach"), aten("detach_copy")),
+    passes_value=True, imports=(aten("detach"), aten("detach_copy"), lax("stop_gradient")),
 )  # fmt: skip
 # 2^floor(log2(v)), held inside the type's normal range so that 1 / scale is finite too
 _POW2_SCALE_C = (
@@ -72,7 +81,7 @@ _nondiff(
 )  # fmt: skip
 _nondiff(
     "sign", "Sign", 1, sympy.sign,
-    numpy="np.sign({0})", c="(({0} > 0) - ({0} < 0))", mindspore="ops.sign({0})", imports=(aten("sign"),),
+    numpy="np.sign({0})", c="(({0} > 0) - ({0} < 0))", mindspore="ops.sign({0})", imports=(aten("sign"), lax("sign")),
 )  # fmt: skip
 _nondiff(
     "heaviside", "Heaviside", 1, lambda x, h0: sympy.Heaviside(x, h0),
@@ -89,7 +98,7 @@ def _comparison(name, display, symbol, sympy_fn, short, mindspore):
         name, display, 2, sympy_fn,
         numpy=f"np.{name}({{0}}, {{1}})", c=f"({{0}} {symbol} {{1}})", mindspore=f"ops.{mindspore}({{0}}, {{1}})",
         infer=_boolean(display), api=Api((display,), (name, short), (f"__{short}__",)), notation=f"{{0}} {symbol} {{1}}",
-        imports=(aten(short),),
+        imports=(aten(short), lax(short)),
     )  # fmt: skip
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import sympy
 
 from symgrad.core.graph import Const, Node, const
-from symgrad.core.registry import GATHER, LINEAR, REDUCTION, Api, OpDef, apply, aten, make_node, register
+from symgrad.core.registry import GATHER, LINEAR, REDUCTION, Api, OpDef, apply, aten, lax, make_node, register
 from symgrad.errors import OpError
 
 # ----- builders used by rules and front ends -----
@@ -177,6 +177,14 @@ def _aten_unsqueeze(x: Node, dim: int) -> Node:
     return reshape(x, x.shape[:dim] + (1,) + x.shape[dim:])
 
 
+def _aten_unsqueeze_all(x: Node, dims) -> Node:
+    """New axes of size 1 at each of ``dims`` (positions in the result)."""
+    rank = x.ndim + len(dims)
+    new = {d % rank for d in dims}
+    sizes = iter(x.shape)
+    return reshape(x, tuple(1 if i in new else next(sizes) for i in range(rank)))
+
+
 def _aten_squeeze(x: Node, dim=None) -> Node:
     """aten.squeeze: drop the given axes (every axis without ``dim``) that have size 1."""
     axes = normalize_axes("squeeze", dim, x.ndim) if dim is not None and dim != [] else range(x.ndim)
@@ -275,6 +283,40 @@ def _aten_cat(tensors, dim: int = 0) -> Node:
 def _aten_full(size, fill_value, dtype=None, **_placement) -> Node:
     """aten.full (and the constants scalar_tensor and full_like make)."""
     return full(tuple(size), fill_value, dtype or np.float32)
+
+
+# ----- JAX's structural primitives, written with these (jax.lax's conventions) -----
+
+
+def _lax_broadcast_in_dim(x: Node, shape, broadcast_dimensions) -> Node:
+    """lax.broadcast_in_dim: ``x``'s axis i becomes axis ``broadcast_dimensions[i]`` of ``shape``."""
+    placed = [1] * len(shape)
+    for axis, dim in zip(broadcast_dimensions, x.shape):
+        placed[axis] = dim
+    return broadcast_to(reshape(x, tuple(placed)), tuple(shape))
+
+
+def _lax_iota(dtype, shape, dimension: int) -> Node:
+    """lax.iota: 0, 1, 2, ... along ``dimension`` of ``shape`` (a constant)."""
+    ramp = np.arange(shape[dimension], dtype=dtype).reshape(
+        [-1 if i == dimension else 1 for i in range(len(shape))]
+    )
+    return broadcast_to(const(ramp), tuple(shape))
+
+
+def _lax_reshape(x: Node, new_sizes, dimensions=None) -> Node:
+    if dimensions is not None:
+        x = transpose(x, dimensions)
+    return reshape(x, tuple(new_sizes))
+
+
+def _lax_slice(x: Node, start_indices, limit_indices, strides=None) -> Node:
+    steps = strides or (1,) * x.ndim
+    return getitem(x, tuple(slice(a, b, c) for a, b, c in zip(start_indices, limit_indices, steps)))
+
+
+def _lax_split(x: Node, sizes, axis: int) -> tuple[Node, ...]:
+    return _aten_split(x, [int(s) for s in sizes], axis)
 
 
 # ----- shape inference -----
@@ -536,6 +578,8 @@ _linear(
         # storage a program fills before it reads it (its values are unspecified; zeros here)
         aten("empty", lambda size, dtype=None, **_kw: _aten_full(size, 0, dtype)),
         aten("expand_copy", _aten_expand),
+        lax("broadcast_in_dim", _lax_broadcast_in_dim),
+        lax("iota", _lax_iota),
     ),
 )  # fmt: skip
 _linear(
@@ -550,6 +594,7 @@ _linear(
         aten("mean", _aten_mean),
         aten("var_mean", _aten_var_mean),
         aten("var", lambda *a, **k: _aten_var_mean(*a, **k)[0]),
+        lax("reduce_sum", lambda x, axes: reduce_sum(x, tuple(axes))),
     ),
 )  # fmt: skip
 _linear(
@@ -566,6 +611,10 @@ _linear(
         aten("squeeze", _aten_squeeze),
         # copies (values unchanged): the same shape
         *(aten(name, lambda x, **_format: x) for name in ("clone", "alias", "lift_fresh_copy")),
+        lax("reshape", _lax_reshape),
+        lax("squeeze", lambda x, dimensions: _aten_squeeze(x, list(dimensions))),
+        lax("expand_dims", lambda x, dimensions: _aten_unsqueeze_all(x, dimensions)),
+        *(lax(name, lambda x: x) for name in ("copy", "copy_p")),
     ),
 )  # fmt: skip
 _linear(
@@ -575,7 +624,12 @@ _linear(
     simplify=_simplify_transpose, notation=lambda node, args: f"{args[0]}ᵀ{list(node.params[0])}",
     batched=_b_transpose,
     api=Api(("Transpose",), ("transpose",), generated=False),
-    imports=(aten("permute", transpose), aten("permute_copy", transpose), aten("t", transpose)),
+    imports=(
+        aten("permute", transpose),
+        aten("permute_copy", transpose),
+        aten("t", transpose),
+        lax("transpose", lambda x, permutation: transpose(x, permutation)),
+    ),
 )  # fmt: skip
 _linear(
     "getitem", "getitem", 1,
@@ -592,6 +646,8 @@ _linear(
         aten("diagonal", _aten_diagonal),
         aten("diagonal_copy", _aten_diagonal),
         aten("split_with_sizes", _aten_split),
+        lax("slice", _lax_slice),
+        lax("split", _lax_split),
     ),
 )  # fmt: skip
 _linear(
@@ -604,6 +660,7 @@ _linear(
         aten("diagonal_scatter", _aten_diagonal_scatter),
         aten("slice_scatter", _aten_slice_scatter),
         aten("select_scatter", _aten_select_scatter),
+        lax("concatenate", lambda *xs, dimension: _aten_cat(xs, dimension)),
     ),
 )  # fmt: skip
 _linear(
@@ -612,5 +669,5 @@ _linear(
     numpy="rt.stack([{args}], {p0}, {rank})", mindspore="rt.stack([{args}], {p0}, {rank})",
     batched=_b_stack,
     api=Api(("Stack",), ("stack",), generated=False),
-    imports=(aten("stack", lambda tensors, dim=0: stack(tensors, dim)),),
+    imports=(aten("stack", lambda tensors, dim=0: stack(tensors, dim)), lax("stack", lambda *xs, axis: stack(xs, axis))),
 )  # fmt: skip

@@ -14,7 +14,7 @@ import sympy
 from symgrad.core.families._elementwise import elementwise
 from symgrad.core.families.structural import normalize_axes, reduce_sum, reshape
 from symgrad.core.graph import Node
-from symgrad.core.registry import Api, apply, aten
+from symgrad.core.registry import Api, apply, aten, lax
 from symgrad.errors import OpError
 
 
@@ -43,7 +43,7 @@ def _unary(
         mindspore=f"ops.{name}({{0}})",
         api=Api(classes=(display,), functions=tuple(dict.fromkeys((name, np_name)))),
         simd=name if simd else None,
-        imports=(aten(name), *imports),
+        imports=(aten(name), lax(name), *imports),
         **traits,
     )
 
@@ -53,6 +53,7 @@ _unary(
     "sqrt", "Sqrt", sympy.sqrt, lambda x, ans: apply("div", 0.5, ans), simd=False,  # an instruction
     imports=(
         aten("rsqrt", lambda x: apply("div", 1, apply("sqrt", x))),
+        lax("rsqrt", lambda x: apply("div", 1, apply("sqrt", x))),
         aten("linalg_vector_norm", lambda *a, **k: _aten_vector_norm(*a, **k)),  # defined below
     ),
 )  # fmt: skip
@@ -109,7 +110,7 @@ def _atan2_partial(of_y: bool):
 elementwise(
     "atan2", "Atan2", sympy.atan2, (_atan2_partial(True), _atan2_partial(False)),
     numpy="np.arctan2({0}, {1})", c="atan2({0}, {1})", mindspore="ops.atan2({0}, {1})",
-    api=Api(("Atan2",), ("atan2", "arctan2")), simd="atan2", imports=(aten("atan2"),),
+    api=Api(("Atan2",), ("atan2", "arctan2")), simd="atan2", imports=(aten("atan2"), lax("atan2")),
 )  # fmt: skip
 
 # ----- hyperbolic -----

@@ -1,0 +1,181 @@
+"""JAX programs as symgrad graphs: ``from_jax(function, *example_args)``.
+
+``jax.make_jaxpr`` records the function as JAX primitives; each is found in the op table by its
+JAX spelling (``OpDef.imports``, ``registry.lax``). Calls with an inner jaxpr (``jit``,
+``custom_jvp_call``, ``custom_vjp_call``) are imported through their inner jaxpr: for a custom
+rule that is the primal computation, so the closed form is the exact derivative of what the
+function computes, whatever its custom rule says.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from symgrad.core.families.conversion import cast
+from symgrad.core.graph import Node, const
+from symgrad.core.registry import Imported, OpDef, imports_of, make_node
+from symgrad.errors import OpError
+from symgrad.nn.cell import Cell
+from symgrad.tensor import Tensor, merge_env
+
+# params that say how or where to compute, not what: the imported graph is the same without them
+_PLACEMENT = {"accuracy", "sharding", "out_sharding", "precision", "preferred_element_type", "out_dtype"}
+# calls whose inner jaxpr is what they compute
+_CALLS = {"jit": "jaxpr", "pjit": "jaxpr", "closed_call": "call_jaxpr", "core_call": "call_jaxpr",
+          "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr", "custom_vjp_call_jaxpr": "fun_jaxpr",
+          "remat": "jaxpr", "checkpoint": "jaxpr"}  # fmt: skip
+
+
+def from_jax(function, *example_args) -> JaxProgram:
+    """Import a JAX function, traced at ``example_args`` (arrays, or pytrees of them).
+
+    The program is specialised to the arguments' shapes and dtypes. Call the result with one
+    symgrad Tensor (or NumPy array) per array leaf of ``example_args``, in JAX's pytree order.
+    """
+    import jax
+
+    name = getattr(function, "__name__", type(function).__name__)
+    try:
+        closed = jax.make_jaxpr(function)(*example_args)
+    except Exception as e:
+        raise OpError(f"from_jax: JAX could not trace {name}: {type(e).__name__}: {e}") from e
+    leaves = jax.tree_util.tree_leaves(list(example_args))
+    names = _argument_names(function, example_args, jax)
+    return JaxProgram(closed, name, names, [np.dtype(x.dtype) for x in leaves])
+
+
+class JaxProgram(Cell):
+    """An imported JAX function as a symgrad Cell: calling it replays its primitives."""
+
+    name: str
+    _closed: Any
+    _inputs: list[tuple[str, tuple, np.dtype]]
+
+    def __init__(self, closed, name: str, names: list[str], dtypes: list[np.dtype]):
+        super().__init__()
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "_closed", closed)
+        shapes = [tuple(v.aval.shape) for v in closed.jaxpr.invars]
+        object.__setattr__(self, "_inputs", list(zip(names, shapes, dtypes)))
+
+        def construct(*inputs):
+            return self._construct(*inputs)
+
+        positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        construct.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [inspect.Parameter(n, positional) for n in names]
+        )
+        object.__setattr__(self, "construct", construct)
+
+    @property
+    def input_names(self) -> list[str]:
+        """The function's array inputs, by argument name (``params_0`` for a pytree's leaves)."""
+        return [n for n, _, _ in self._inputs]
+
+    def _construct(self, *inputs):
+        if len(inputs) != len(self._inputs):
+            raise TypeError(f"{self.name}: takes {len(self._inputs)} array input(s), got {len(inputs)}")
+        tensors = [x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in inputs]
+        nodes = []
+        for (display, shape, dtype), x in zip(self._inputs, tensors):
+            if x.shape != shape:
+                raise OpError(
+                    f"{self.name}: input {display!r} has shape {x.shape}; the function was traced for {shape} "
+                    "(import it again with inputs of the new shape)"
+                )
+            nodes.append(cast(x._node, dtype))
+        consts = [const(np.asarray(c)) for c in self._closed.consts]
+        outputs = _Replay().run(self._closed.jaxpr, consts, nodes)
+        wrapped = [Tensor._wrap(n, merge_env(*tensors)) for n in outputs]
+        return wrapped[0] if len(wrapped) == 1 else tuple(wrapped)
+
+
+class _Replay:
+    """Walks a jaxpr, building symgrad nodes."""
+
+    def __init__(self):
+        self.table = imports_of("jax")
+
+    def run(self, jaxpr, consts: list, args: list) -> list:
+        values: dict = {}
+        for var, value in zip(jaxpr.constvars, consts):
+            values[var] = value
+        for var, value in zip(jaxpr.invars, args):
+            values[var] = value
+
+        def read(atom):
+            if hasattr(atom, "val"):  # a literal: a number stays a Python number (weak, as in JAX)
+                return const(np.asarray(atom.val)) if np.ndim(atom.val) else np.asarray(atom.val).item()
+            return values[atom]
+
+        for eqn in jaxpr.eqns:
+            inputs = [read(a) for a in eqn.invars]
+            outs = self.call(eqn, inputs)
+            for var, out in zip(eqn.outvars, outs):
+                values[var] = out
+        return [read(a) for a in jaxpr.outvars]
+
+    def call(self, eqn, inputs: list) -> list:
+        name = eqn.primitive.name
+        if name in _CALLS:
+            inner = eqn.params[_CALLS[name]]
+            if hasattr(inner, "consts"):  # a closed jaxpr
+                return self.run(inner.jaxpr, [const(np.asarray(c)) for c in inner.consts], inputs)
+            return self.run(inner, [], inputs)
+        found = self.table.get(name)
+        if found is None:
+            raise OpError(
+                f"from_jax: the JAX primitive {name!r} ({eqn}) has no row in symgrad's op table; JAX primitives "
+                f"symgrad imports: {', '.join(sorted(self.table))}"
+            )
+        params = {k: _plain(v) for k, v in eqn.params.items() if k not in _PLACEMENT}
+        result = _build(*found, inputs, params)
+        results = list(result) if isinstance(result, tuple) else [result]
+        return [_as_jax_has_it(r, v, name) for r, v in zip(results, eqn.outvars)]
+
+
+def _plain(value):
+    """A param as Python data: dtypes as NumPy dtypes, tuples of NumPy ints as ints."""
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def _build(op: OpDef, entry: Imported, args, params) -> Node:
+    """The op for one equation: its operands are all arrays (a literal number a weak constant)."""
+    operands = [a if isinstance(a, Node) else const(a) for a in args]
+    if entry.build is not None:
+        return entry.build(*operands, **params)
+    if params:
+        raise OpError(f"from_jax: the JAX primitive {entry.name} with params {sorted(params)} has no row")
+    return make_node(op.name, tuple(operands))
+
+
+def _as_jax_has_it(node, var, name: str):
+    """``node`` checked against JAX's shape and cast to its dtype (weak-typed numbers promote alike)."""
+    aval = var.aval
+    if not isinstance(node, Node):
+        node = const(np.asarray(node, dtype=aval.dtype))
+    if node.shape != tuple(aval.shape):
+        raise OpError(f"from_jax: {name} gives shape {node.shape} in symgrad and {tuple(aval.shape)} in JAX")
+    return cast(node, np.dtype(aval.dtype))
+
+
+def _argument_names(function, args, jax) -> list[str]:
+    """One name per array leaf: the argument's name, with ``_0, _1, ...`` for a pytree's leaves."""
+    try:
+        params = [p.name for p in inspect.signature(function).parameters.values()]
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i, arg in enumerate(args):
+        base = params[i] if i < len(params) else f"arg{i}"
+        leaves = jax.tree_util.tree_leaves(arg)
+        is_leaf = len(leaves) == 1 and leaves[0] is arg
+        names += [base] if is_leaf else [f"{base}_{k}" for k in range(len(leaves))]
+    return names

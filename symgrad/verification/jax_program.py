@@ -1,0 +1,56 @@
+"""``verify`` for JAX functions: JAX's derivatives against the exact closed form.
+
+The function is imported into symgrad's graph (``symgrad.importers.from_jax``), which gives the
+50-digit derivatives of what it computes (a ``custom_vjp``/``custom_jvp`` function's primal).
+JAX differentiates the function itself, custom rules included, by ``jax.jacrev`` nested once per
+order, in the dtype the arrays have; each block is compared entry by entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from symgrad.importers.jax_program import from_jax
+from symgrad.verification.frameworks import check_against_exact, has_leaf
+from symgrad.verification.report import Report
+
+
+def is_jax_call(inputs: Sequence) -> bool:
+    """True when some input (or a leaf of a list, tuple or dict of them) is a JAX array."""
+    return has_leaf(inputs, lambda v: type(v).__module__.startswith(("jax", "jaxlib")))
+
+
+def verify_jax(function: Callable, *args, order: int = 1) -> Report:
+    """Compare JAX's derivatives of ``function`` at ``args`` (arrays, or pytrees of them) with the
+    exact ones, up to ``order``: every floating-point leaf is differentiated."""
+    import jax
+
+    imported = from_jax(function, *args)
+    leaves, tree = jax.tree_util.tree_flatten(list(args))
+    positions = [i for i, x in enumerate(leaves) if np.issubdtype(np.asarray(x).dtype, np.floating)]
+    if not positions:
+        raise ValueError("verify: nothing to differentiate: no floating-point array among the arguments")
+
+    def flat(*xs):  # the function of the leaves, its outputs as a flat list
+        return jax.tree_util.tree_leaves(function(*jax.tree_util.tree_unflatten(tree, list(xs))))
+
+    def derivatives():
+        try:
+            count = len(flat(*leaves))
+        except Exception as e:
+            return [], f"JAX raised {type(e).__name__} running the function: {e}"
+        current: list[Callable] = [lambda *xs, o=o: flat(*xs)[o] for o in range(count)]
+        blocks: list[np.ndarray] = []
+        for k in range(order):
+            following = [jax.jacrev(f, argnums=p) for f in current for p in positions]
+            try:
+                blocks += [np.asarray(f(*leaves), dtype=np.float64) for f in following]
+            except Exception as e:
+                return blocks, f"JAX could not compute the order-{k + 1} derivatives: {type(e).__name__}: {e}"
+            current = following
+        return blocks, ""
+
+    arrays = [np.asarray(x) for x in leaves]
+    return check_against_exact(imported, arrays, positions, [], order, "jax.jacrev", derivatives, "JAX")

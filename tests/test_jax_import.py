@@ -1,0 +1,162 @@
+"""JAX functions imported into symgrad's graph, and verify() checking JAX's derivatives against them.
+
+References: JAX itself (values and jax.grad of correct functions, float64), sympy.diff of formulas
+written by hand, and planted bugs in jax.custom_vjp rules.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+import sympy
+
+import symgrad
+from symgrad.core.registry import OPS, imports_of
+from symgrad.errors import OpError
+from symgrad.verification.report import FAIL
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="JAX is not installed")
+
+if importlib.util.find_spec("jax") is not None:
+    import jax
+    import jax.numpy as jnp
+
+    from symgrad.importers import from_jax
+
+    jax.config.update("jax_enable_x64", True)  # the tests compare float64 results too
+
+
+def _custom(forward, backward):
+    """A jax.custom_vjp function whose backward(g, *inputs) is the rule under test, summed."""
+    f = jax.custom_vjp(forward)
+    f.defvjp(lambda *xs: (forward(*xs), xs), lambda xs, g: tuple(backward(g, *xs)))
+    return lambda x: f(x).sum()
+
+
+def _x3():
+    return jnp.array([0.3, -0.7, 1.1], dtype=jnp.float64)
+
+
+def test_an_imported_function_computes_and_differentiates_as_jax_does():
+    def f(x, y):
+        return (
+            jnp.tanh(x) + jax.nn.sigmoid(x) + jax.nn.softplus(x) + jax.nn.gelu(x) + jax.nn.silu(x) + jax.nn.elu(x)
+            + jnp.sin(x) * jnp.cos(y) + jnp.log(jnp.abs(y) + 1) + jnp.abs(x) ** y + 1 / y + jnp.maximum(x, y)
+            + jnp.where(x > 0, x, y) + jnp.clip(x, -1, 1) + jnp.concatenate([x, y])[1:4] + jnp.stack([x, y]).sum(0)
+            + x @ y + jnp.linalg.norm(x) + jnp.arctan2(x, y) + jax.lax.stop_gradient(x) * x + jnp.exp2(x)
+            + jnp.einsum("i,i->", x, y) + x.reshape(3, 1).T.sum(0) + jax.scipy.special.erf(x)
+        ).sum()  # fmt: skip
+
+    x, y = _x3(), jnp.array([1.3, 0.7, 2.1], dtype=jnp.float64)
+    program = from_jax(f, x, y)
+    inputs = symgrad.Tensor(np.asarray(x)), symgrad.Tensor(np.asarray(y))
+    assert float(program(*inputs).asnumpy()) == pytest.approx(float(f(x, y)), rel=1e-14)
+    ours = symgrad.grad(program, grad_position=(0, 1))(*inputs)
+    theirs = jax.grad(f, argnums=(0, 1))(x, y)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a.asnumpy(), np.asarray(b), rtol=1e-12, atol=1e-13)
+
+
+def test_the_closed_form_of_a_small_jax_function_matches_sympy_diff():
+    def f(x, w):
+        return jnp.tanh(x @ w).sum()
+
+    x, w = jnp.array([0.4, 1.3], dtype=jnp.float64), jnp.array([0.5, -0.2], dtype=jnp.float64)
+    program = from_jax(f, x, w)
+    dx = symgrad.grad(program)(symgrad.Tensor(np.asarray(x)), symgrad.Tensor(np.asarray(w)))
+    symbols = {s.name: s for s in dx.expr.free_symbols}
+    assert sorted(symbols) == ["w1", "w2", "x1", "x2"]
+    formula = sympy.tanh(symbols["x1"] * symbols["w1"] + symbols["x2"] * symbols["w2"])
+    difference = dx.expr[0] - sympy.diff(formula, symbols["x1"])  # sech^2 against 1 - tanh^2
+    for values in ([1, 2, 3, 4], [-15, 7, 20, -3]):  # tenths, exact
+        point = {s: sympy.Rational(v, 10) for s, v in zip(symbols.values(), values)}
+        assert abs(difference.subs(point).evalf(40)) < 1e-35
+
+
+def test_a_batched_contraction_matches_jax():
+    def f(a, b):
+        return jnp.einsum("bij,bjk->bik", a, b).sum() + jnp.einsum("ij,kj->ik", a[0], b[1].T).sum()
+
+    a = jnp.arange(12.0).reshape(2, 2, 3) / 7
+    b = jnp.arange(12.0).reshape(2, 3, 2) / 5
+    assert symgrad.verify(f, a, b).ok
+
+
+def test_pytree_arguments_are_leaves_named_after_their_argument():
+    def mlp(params, x):
+        (w1, b1), (w2, b2) = params
+        return (jnp.tanh(x @ w1 + b1) @ w2 + b2).sum()
+
+    key = jax.random.PRNGKey(0)
+    params = [(jax.random.normal(key, (2, 8)), jnp.zeros(8)), (jax.random.normal(key, (8, 1)), jnp.zeros(1))]
+    report = symgrad.verify(mlp, params, jnp.array([[0.3, 0.5]]))
+    assert report.ok
+    assert [r.derivative for r in report.rows] == [f"d out / d params_{i}" for i in range(4)] + [
+        "d out / d x"
+    ]
+
+
+@pytest.mark.parametrize(
+    "backward, order, failing",
+    [
+        (lambda g, x: (-g * jnp.cos(x),), 1, [0]),  # wrong sign
+        (lambda g, x: (g * jnp.cos(x) * (1 + 1e-6),), 1, [0]),  # a relative error of 1e-6
+        (lambda g, x: (g * jax.lax.stop_gradient(jnp.cos(x)),), 2, [1]),  # only at second order
+        (lambda g, x: (g * jnp.cos(x),), 2, []),  # right
+    ],
+)
+def test_planted_bugs_in_a_custom_vjp_are_found_where_they_are(backward, order, failing):
+    report = symgrad.verify(_custom(jnp.sin, backward), _x3(), order=order)
+    assert [i for i, r in enumerate(report.rows) if r.verdict == FAIL] == failing, str(report)
+
+
+def test_an_error_only_float32_shows_is_found_in_float32():
+    def softplus(x):
+        return jnp.log1p(jnp.exp(-jnp.abs(x))) + jnp.maximum(x, 0.0)
+
+    overflowing = _custom(softplus, lambda g, x: (g * jnp.exp(x) / (1 + jnp.exp(x)),))
+    x = jnp.array([100.0, -3.0, 0.5], dtype=jnp.float32)
+    assert not symgrad.verify(overflowing, x).ok
+    assert symgrad.verify(overflowing, x.astype(jnp.float64)).ok
+
+
+def test_a_pinn_residual_with_jax_hessian_is_verified_end_to_end():
+    key = jax.random.PRNGKey(1)
+    w1, w2 = jax.random.normal(key, (2, 16)), jax.random.normal(key, (16,))
+
+    def u(p):
+        return jnp.tanh(p @ w1) @ w2
+
+    def residual(points):
+        second = jax.vmap(jax.hessian(u))(points)
+        return ((second[:, 0, 0] + second[:, 1, 1]) ** 2).mean()
+
+    assert symgrad.verify(residual, jax.random.uniform(key, (4, 2))).ok
+
+
+def test_a_primitive_with_no_row_is_named_with_the_supported_list():
+    program = from_jax(lambda x: jnp.cumsum(x).sum(), _x3())
+    with pytest.raises(OpError, match=r"JAX primitive 'cumsum' .* has no row.*dot_general.*tanh"):
+        program(symgrad.Tensor(np.asarray(_x3())))
+
+
+def test_the_jax_spellings_are_real_primitives_claimed_by_one_row_each():
+    table = imports_of("jax")  # raises if two rows claim one name
+    names = set(dir(jax.lax)) | {p.removesuffix("_p") for p in dir(jax.lax) if p.endswith("_p")}
+    unknown = {n for n in table if n not in names and n not in ("add_any", "copy_p", "square")}
+    assert not unknown
+    public = {n for n, op in OPS.items() if not op.api.internal}
+    imported = {op.name for op, _ in table.values()}
+    # composites in jax.numpy / jax.nn, imported through their pieces
+    assert public - imported == {
+        "softplus",
+        "silu",
+        "gelu",
+        "relu",
+        "elu",
+        "leaky_relu",
+        "xlogy",
+        "floor_div",
+    }
