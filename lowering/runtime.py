@@ -131,6 +131,22 @@ class ArrayRuntime:
         )
         return xp.where(usable, xp.exp2(power), xp.ones_like(v))
 
+    def bessel_i(self, x, n):
+        """I_n(x) by its power series (every term one sign), summed until no term changes the sum."""
+        xp = self.xp
+        n = int(n)
+        h = 0.5 * x
+        term = xp.ones_like(h)
+        for k in range(1, n + 1):
+            term = term * h / k
+        total, q = term, h * h
+        for k in range(1, 100000):
+            term = term * q / (k * (k + n))
+            if not bool(xp.any(xp.abs(term) > 1e-17 * xp.abs(total))):
+                break
+            total = total + term
+        return total
+
     def erf(self, x):
         """The error function: the library's own (PyTorch, MindSpore), else SciPy's, else ``math.erf``."""
         return self._special("erf", x)

@@ -22,10 +22,12 @@ UNARY = [n for n, op in OPS.items() if op.kind == ELEMENTWISE and op.arity == 1]
 
 
 def unary_op(name: str):
-    """The public function of a unary row, or the row applied directly where it has none (sech2)."""
-    return (
-        getattr(ops, name) if hasattr(ops, name) else lambda t: functional.as_tensor(t, name, "x")._op(name)
-    )
+    """The public function of a unary row (its first, for a row with a parameter such as bessel_i's
+    bessel_i0), or the row applied directly where it has none (sech2)."""
+    public = OPS[name].api.functions
+    if public and hasattr(ops, public[0]):
+        return getattr(ops, public[0])
+    return lambda t: functional.as_tensor(t, name, "x")._op(name)
 
 
 BINARY = [n for n, op in OPS.items() if op.kind == ELEMENTWISE and op.arity == 2 and op.api.functions]

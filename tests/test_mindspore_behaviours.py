@@ -606,3 +606,44 @@ def test_a_constant_output_with_a_sens_gives_zero_gradients():
     assert grad.dtype == mstype.int32 and grad.asnumpy().tolist() == [0] * 8
     with pytest.raises(ValueError, match="sens must match the network output"):
         ops.GradOperation(sens_param=True)(lambda x: x * 2)(Tensor(np.ones(2)), (1, 2))
+
+
+class _ScaledBprop(nn.Cell):
+    """A cell whose bprop reads its own Parameter (MindSpore's test_with_param)."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = Parameter(Tensor(np.array(2.0, np.float32)), name="scale")
+
+    def construct(self, x):
+        return x * self.scale
+
+    def bprop(self, x, out, dout):
+        return (dout * self.scale * 3,)
+
+
+def test_a_bprop_reading_a_parameter_is_refused_in_graph_mode_and_runs_in_pynative():
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    grad = ops.GradOperation()
+    previous = symgrad.context.get_context("mode")
+    try:
+        symgrad.context.set_context(mode=symgrad.context.GRAPH_MODE)
+        with pytest.raises(RuntimeError, match="does not support using Parameter"):
+            grad(_ScaledBprop())(x)
+        symgrad.context.set_context(mode=symgrad.context.PYNATIVE_MODE)
+        np.testing.assert_allclose(grad(_ScaledBprop())(x).asnumpy(), [6.0, 6.0])  # the bprop's, not 2
+    finally:
+        symgrad.context.set_context(mode=previous)
+
+
+def test_a_bprop_decorated_with_jit_is_refused_as_in_mindspore():
+    class JitBprop(nn.Cell):
+        def construct(self, x):
+            return ops.relu(x)
+
+        @symgrad.jit
+        def bprop(self, x, out, dout):
+            return (5 * x,)
+
+    with pytest.raises(RuntimeError, match="decorating bprop with '@jit' is not supported"):
+        ops.GradOperation()(JitBprop())(Tensor(np.array([2.0], np.float32)))

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import ast
 import functools
+import inspect
 import math
+import textwrap
 
 import numpy as np
 
+from symgrad import context
 from symgrad.autodiff.tracing import pack_like, tensor_leaves
 from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import getitem, normalize_index, reshape, unbroadcast
-from symgrad.core.graph import Node
+from symgrad.core.graph import Node, free_vars
 from symgrad.core.registry import make_node
 from symgrad.errors import GradError
 from symgrad.tensor import Tensor, as_operand, merge_env
@@ -42,10 +46,41 @@ class BpropRule:
         grads = self.cell.bprop(*args, self.out, dout)
         grads = grads if isinstance(grads, tuple | list) else (grads,)
         who = f"{type(self.cell).__name__}.bprop"
+        _check_no_parameters(self.cell, grads, who)
         if len(grads) < len(self.args):
             raise GradError(f"{who} returned {len(grads)} gradient(s) for {len(self.args)} input(s)")
         tensor_grads = [g for a, g in zip(self.args, grads) if isinstance(a, Tensor)]
         return [_as_cotangent(g, x, who) for x, g in zip(node.args[1:], tensor_grads)]
+
+
+def _check_no_parameters(cell, grads, who: str) -> None:
+    """In GRAPH_MODE MindSpore refuses a bprop that reads the cell's Parameters (PyNative allows
+    it): seen in the bprop's source (``self.<a Parameter>``, read as data, never run), or where
+    the source is not at hand, in the gradients it returned (``grads``; None before it runs)."""
+    if context.get_context("mode") != context.GRAPH_MODE or not callable(
+        getattr(cell, "get_parameters", None)
+    ):
+        return
+    if grads is None:
+        names = set(getattr(cell, "_params", {}))
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(cell.bprop)))
+        except (OSError, TypeError, SyntaxError):
+            return
+        read = {
+            n.attr
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"
+        }
+        uses = bool(names & read)
+    else:
+        own = {p._node for p in cell.get_parameters()}
+        uses = bool(own & set(free_vars([g._node for g in grads if isinstance(g, Tensor)])))
+    if uses:
+        raise RuntimeError(
+            f"{who}: the user defined 'bprop' function does not support using Parameter in GRAPH_MODE "
+            "(as MindSpore; PYNATIVE_MODE allows it)"
+        )
 
 
 def _unpacked(packed: Node, offset: int, shape: tuple, dtype) -> Node:
@@ -93,6 +128,11 @@ def _as_cotangent(grad, x: Node, who: str) -> Node | None:
 def with_bprop(cell, args: tuple, out):
     """``out`` (a Tensor, or a nested tuple or list of them) with its reverse rule taken from
     ``cell.bprop``, which runs once per reverse sweep with ``dout`` shaped like ``out``."""
+    if hasattr(getattr(cell, "bprop", None), "__jit_options__"):
+        raise RuntimeError(
+            f"{type(cell).__name__}.bprop: decorating bprop with '@jit' is not supported (as in MindSpore)"
+        )
+    _check_no_parameters(cell, None, f"{type(cell).__name__}.bprop")
     leaves = tensor_leaves(out)
     if not leaves:
         return out

@@ -39,6 +39,16 @@ def gelu(input_x, approximate: str = "none") -> Tensor:
     return Tensor._wrap(activations.gelu(x._node, approximate), x._env)
 
 
+def bessel_i0(x) -> Tensor:
+    """The modified Bessel function of the first kind of order 0, I0(x)."""
+    return F.as_tensor(x, "BesselI0", "x")._op("bessel_i", params=(0,))
+
+
+def bessel_i1(x) -> Tensor:
+    """The modified Bessel function of the first kind of order 1, I1(x)."""
+    return F.as_tensor(x, "BesselI1", "x")._op("bessel_i", params=(1,))
+
+
 def select(cond, x, y) -> Tensor:
     """``x`` where ``cond`` holds, else ``y`` (broadcast); the gradient goes to the chosen side."""
     return F.as_tensor(cond, "Select", "cond")._op("select", x, y)  # the record checks that cond is bool
@@ -250,6 +260,8 @@ def _batch_norm(x, scale, bias, mean, variance, training, eps, momentum, data_fo
 __all__ = sorted(
     [
         "batch_matmul",
+        "bessel_i0",
+        "bessel_i1",
         "batch_norm",
         "clamp",
         "clip_by_value",

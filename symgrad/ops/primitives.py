@@ -120,6 +120,20 @@ class Elu(Primitive):
         return C.elu(input_x, self.alpha)
 
 
+class BesselI0(Primitive):
+    """``BesselI0()(x)``: I0(x)."""
+
+    def __call__(self, x):
+        return C.bessel_i0(x)
+
+
+class BesselI1(Primitive):
+    """``BesselI1()(x)``: I1(x)."""
+
+    def __call__(self, x):
+        return C.bessel_i1(x)
+
+
 class Select(Primitive):
     """``Select()(cond, x, y)``: ``x`` where ``cond`` holds, else ``y``."""
 
@@ -306,6 +320,8 @@ __all__ = sorted(
         "BatchNorm",
         "BatchMatMul",
         "Einsum",
+        "BesselI0",
+        "BesselI1",
         "Elu",
         "ExpandDims",
         "GeLU",

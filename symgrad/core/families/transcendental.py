@@ -222,6 +222,44 @@ _unary(
     lambda x, ans: apply("mul", 2 / math.sqrt(math.pi), apply("exp", apply("neg", apply("square", x)))),
     numpy="rt.erf({0})",
 )  # fmt: skip
+# Modified Bessel functions of the first kind, I_n(x) (n = 0, 1, 2, ...: the op's parameter):
+# I_n' = (I_{n-1} + I_{n+1}) / 2, with I_{-1} = I_1, so every order is the same row. Computed by
+# their power series sum_k (x/2)^(2k+n) / (k! (k+n)!), whose terms all have one sign (no
+# cancellation), until a term no longer changes the sum.
+_BESSEL_I_C = """static inline double sg_bessel_i(double n, double x)
+{
+    int m = (int)n, k;
+    double h = 0.5 * x, t = 1.0, q = h * h, s;
+    for (k = 1; k <= m; k++) t *= h / k; /* (x/2)^n / n! */
+    s = t;
+    for (k = 1; k < 100000 && t != 0; k++) {
+        t *= q / ((double)k * (double)(k + m));
+        if (fabs(t) <= 1e-17 * fabs(s)) break;
+        s += t;
+    }
+    return s;
+}"""
+
+
+def _bessel_i_partial(x, ans, n):
+    below = apply("bessel_i", x, params=(abs(n - 1),))
+    return apply("mul", 0.5, apply("add", below, apply("bessel_i", x, params=(n + 1,))))
+
+
+elementwise(
+    "bessel_i", "BesselI", lambda x, n: sympy.besseli(n, x), (_bessel_i_partial,),
+    numpy="rt.bessel_i({0}, {p0})", c="sg_bessel_i({p0}, {0})", c_function=_BESSEL_I_C,
+    cuda="((int){p0} == 0 ? cyl_bessel_i0({0}) : (int){p0} == 1 ? cyl_bessel_i1({0}) : NAN)",  # CUDA has I0, I1
+    mindspore="rt.bessel_i({0}, {p0})",
+    api=Api(("BesselI0", "BesselI1"), ("bessel_i0", "bessel_i1"), generated=False),  # one row, n a parameter
+    notation=lambda node, args: f"I{int(node.params[0])}({args[0]})",
+    imports=(
+        *(aten(name, lambda x: apply("bessel_i", x, params=(0,))) for name in ("i0", "special_modified_bessel_i0")),
+        *(aten(name, lambda x: apply("bessel_i", x, params=(1,))) for name in ("special_i1", "special_modified_bessel_i1")),
+        # JAX's exponentially scaled ones: exp(-|x|) I_n(x)
+        *(lax(f"bessel_i{n}e", lambda x, n=n: apply("mul", apply("exp", apply("neg", apply("abs", x))), apply("bessel_i", x, params=(n,)))) for n in (0, 1)),
+    ),
+)  # fmt: skip
 _unary(
     "erfc", "Erfc", sympy.erfc,
     lambda x, ans: apply("mul", -2 / math.sqrt(math.pi), apply("exp", apply("neg", apply("square", x)))),
