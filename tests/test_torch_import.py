@@ -310,3 +310,13 @@ def test_the_pytest_helper_takes_pytorch_programs_and_carries_the_report():
     assert_grads_match(_function(torch.sin, lambda g, x: g * torch.cos(x)), X3, order=2)
     with pytest.raises(AssertionError, match=r"d out / d xs_0 .*FAIL"):
         assert_grads_match(_function(torch.sin, lambda g, x: g * torch.sin(x)), X3)
+
+
+def test_a_small_convolutional_network_imports_and_verifies_with_its_weights():
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Conv2d(2, 3, 3, padding=1), torch.nn.Tanh(), torch.nn.Conv2d(3, 1, 2, stride=2, groups=1)
+    ).double()
+    report = symgrad.verify(net, torch.rand(1, 2, 6, 6, dtype=torch.float64), weights=True)
+    assert report.ok, str(report)
+    assert len(report.rows) == 5

@@ -5,6 +5,7 @@ from symgrad.nn.cell import Cell
 from symgrad.nn.layers import (
     ELU,
     GELU,
+    Conv2d,
     Dense,
     LeakyReLU,
     LogSoftmax,
@@ -35,6 +36,7 @@ __all__ = [
     "optim",
     "GELU",
     "Cell",
+    "Conv2d",
     "Dense",
     "Jvp",
     "LeakyReLU",

@@ -40,6 +40,17 @@ def _initial(init, shape, fan_in: int, rng: np.random.Generator) -> np.ndarray:
 _rng = np.random.default_rng(0)
 
 
+def _weight_and_bias(cell, shape: tuple, fan_in: int, weight_init, bias_init, has_bias: bool, dtype) -> None:
+    """A layer's ``weight`` of ``shape`` and, with ``has_bias``, its ``bias`` (one per output, the
+    first axis), from MindSpore's initializers; a HeUniform bias is uniform in +-1/sqrt(fan_in)."""
+    np_dtype = mstype.to_dtype(dtype).np
+    cell.weight = Parameter(_initial(weight_init, shape, fan_in, _rng).astype(np_dtype), name=None)
+    cell.has_bias = has_bias
+    if has_bias:
+        bias_init = "uniform" if isinstance(bias_init, str) and bias_init == "HeUniform" else bias_init
+        cell.bias = Parameter(_initial(bias_init, shape[:1], fan_in, _rng).astype(np_dtype), name=None)
+
+
 def set_seed(seed: int) -> None:
     """Seed the initializers of new layers."""
     global _rng
@@ -153,15 +164,9 @@ class Dense(Cell):
     ):
         super().__init__()
         self.in_channels, self.out_channels = in_channels, out_channels
-        np_dtype = mstype.to_dtype(dtype).np
-        shape = (out_channels, in_channels)
-        self.weight = Parameter(_initial(weight_init, shape, in_channels, _rng).astype(np_dtype), name=None)
-        self.has_bias = has_bias
-        if has_bias:
-            bias_init = "uniform" if isinstance(bias_init, str) and bias_init == "HeUniform" else bias_init
-            self.bias = Parameter(
-                _initial(bias_init, (out_channels,), in_channels, _rng).astype(np_dtype), name=None
-            )
+        _weight_and_bias(
+            self, (out_channels, in_channels), in_channels, weight_init, bias_init, has_bias, dtype
+        )
         self.activation = get_activation(activation)
 
     def construct(self, x):
@@ -173,6 +178,51 @@ class Dense(Cell):
         if self.has_bias:
             y = y + self.bias
         return self.activation(y) if self.activation is not None else y
+
+
+class Conv2d(Cell):
+    """2-D convolution over NCHW inputs, as MindSpore's ``nn.Conv2d`` (weight (out, in / group, kh, kw))."""
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        pad_mode: str = "same",
+        padding=0,
+        dilation=1,
+        group: int = 1,
+        has_bias: bool = False,
+        weight_init="HeUniform",
+        bias_init="zeros",
+        data_format: str = "NCHW",
+        dtype=mstype.float32,
+    ):
+        super().__init__()
+        if data_format != "NCHW":
+            raise ValueError(f"Conv2d: data_format {data_format!r} is not supported; symgrad takes NCHW")
+        if in_channels % group or out_channels % group:
+            raise ValueError(
+                f"Conv2d: in_channels {in_channels} and out_channels {out_channels} must divide by group {group}"
+            )
+        kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, (kh, kw)
+        self.stride, self.pad_mode, self.padding, self.dilation, self.group = (
+            stride,
+            pad_mode,
+            padding,
+            dilation,
+            group,
+        )
+        shape = (out_channels, in_channels // group, kh, kw)
+        _weight_and_bias(self, shape, in_channels // group * kh * kw, weight_init, bias_init, has_bias, dtype)
+
+    def construct(self, x):
+        bias = self.bias if self.has_bias else None
+        return ops.conv2d(
+            x, self.weight, bias, self.stride, self.pad_mode, self.padding, self.dilation, self.group
+        )
 
 
 class SequentialCell(Cell):

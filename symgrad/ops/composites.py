@@ -14,10 +14,10 @@ import string
 
 import numpy as np
 
-from symgrad.core.families import activations, transcendental
+from symgrad.core.families import activations, linalg, transcendental
 from symgrad.errors import OpError
 from symgrad.ops import functional as F
-from symgrad.tensor import Tensor
+from symgrad.tensor import Tensor, merge_env
 
 _exp, _log, _sqrt, _abs = F.GENERATED["exp"], F.GENERATED["log"], F.GENERATED["sqrt"], F.GENERATED["abs"]
 
@@ -37,6 +37,61 @@ def gelu(input_x, approximate: str = "none") -> Tensor:
     """GeLU: ``x Φ(x)`` (the error function), or its tanh approximation (``approximate="tanh"``)."""
     x = F.as_tensor(input_x, "GeLU", "input_x")
     return Tensor._wrap(activations.gelu(x._node, approximate), x._env)
+
+
+# ----- convolution -----
+def _pair(value, name: str) -> tuple[int, int]:
+    """An int, or a 2- or 4-tuple whose last two entries are (height, width), as MindSpore takes them."""
+    values = (value, value) if isinstance(value, int) else tuple(value)
+    if len(values) == 4:
+        values = values[2:]
+    if len(values) != 2 or not all(isinstance(v, int) and v >= 1 for v in values):
+        raise ValueError(
+            f"Conv2D: {name} must be a positive int or a tuple of 2 (or 4) of them, got {value!r}"
+        )
+    return values  # type: ignore[return-value]
+
+
+def _padding(pad_mode: str, padding, size, kernel, stride, dilation) -> tuple[int, int, int, int]:
+    """(top, bottom, left, right) zeros for MindSpore's pad modes: 'valid' none, 'same' enough for
+    an output of ceil(size / stride) (the odd one at the bottom/right), 'pad' as given."""
+    mode = pad_mode.lower()
+    if mode == "valid":
+        return (0, 0, 0, 0)
+    if mode == "same":
+        pads = []
+        for n, k, s, d in zip(size, kernel, stride, dilation):
+            total = max((-(-n // s) - 1) * s + (k - 1) * d + 1 - n, 0)
+            pads += [total // 2, total - total // 2]
+        return tuple(pads)  # type: ignore[return-value]
+    if mode != "pad":
+        raise ValueError(f"Conv2D: pad_mode must be 'valid', 'same' or 'pad', got {pad_mode!r}")
+    values = (padding,) * 4 if isinstance(padding, int) else tuple(padding)
+    if len(values) == 2:
+        values = (values[0], values[0], values[1], values[1])
+    if len(values) != 4 or not all(isinstance(v, int) and v >= 0 for v in values):
+        raise ValueError(f"Conv2D: padding must be an int >= 0 or a tuple of 2 or 4 of them, got {padding!r}")
+    return values  # type: ignore[return-value]
+
+
+def conv2d(
+    input, weight, bias=None, stride=1, pad_mode: str = "valid", padding=0, dilation=1, groups: int = 1
+) -> Tensor:  # noqa: A002
+    """2-D convolution (cross-correlation) of ``input`` (N, C, H, W) with ``weight`` (O, C / groups, kh, kw),
+    as MindSpore's ``ops.conv2d``; its derivatives come from the matrix products it is made of."""
+    x, w = F.as_tensor(input, "Conv2D", "input"), F.as_tensor(weight, "Conv2D", "weight")
+    strides, dilations = _pair(stride, "stride"), _pair(dilation, "dilation")
+    if x.ndim != 4 or w.ndim != 4:
+        raise OpError(
+            f"Conv2D: input and weight must have rank 4 (NCHW, OIHW), got shapes {x.shape} and {w.shape}"
+        )
+    pads = _padding(
+        pad_mode, padding if pad_mode == "pad" else 0, x.shape[2:], w.shape[2:], strides, dilations
+    )
+    out = Tensor._wrap(linalg.conv2d(x._node, w._node, strides, pads, dilations, groups), merge_env(x, w))
+    if bias is not None:
+        out = out + F.as_tensor(bias, "Conv2D", "bias").reshape(1, -1, 1, 1)
+    return out
 
 
 def bessel_i0(x) -> Tensor:
@@ -262,6 +317,7 @@ __all__ = sorted(
         "batch_matmul",
         "bessel_i0",
         "bessel_i1",
+        "conv2d",
         "batch_norm",
         "clamp",
         "clip_by_value",

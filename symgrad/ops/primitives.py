@@ -120,6 +120,32 @@ class Elu(Primitive):
         return C.elu(input_x, self.alpha)
 
 
+class Conv2D(Primitive):
+    """``Conv2D(out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1, dilation=1,
+    group=1)(x, weight)``, as MindSpore's (NCHW)."""
+
+    def __init__(self, out_channel: int, kernel_size, mode: int = 1, pad_mode: str = "valid", pad=0,
+                 stride=1, dilation=1, group: int = 1, data_format: str = "NCHW"):  # fmt: skip
+        if data_format != "NCHW":
+            raise ValueError(f"Conv2D: data_format {data_format!r} is not supported; symgrad takes NCHW")
+        self.out_channel, self.kernel_size = out_channel, kernel_size
+        self.pad_mode, self.pad, self.stride, self.dilation, self.group = (
+            pad_mode,
+            pad,
+            stride,
+            dilation,
+            group,
+        )
+
+    def __call__(self, x, weight):
+        w = F.as_tensor(weight, "Conv2D", "weight")
+        if w.ndim == 4 and w.shape[0] != self.out_channel:
+            raise ValueError(
+                f"Conv2D: weight has {w.shape[0]} output channels, out_channel is {self.out_channel}"
+            )
+        return C.conv2d(x, w, None, self.stride, self.pad_mode, self.pad, self.dilation, self.group)
+
+
 class BesselI0(Primitive):
     """``BesselI0()(x)``: I0(x)."""
 
@@ -322,6 +348,7 @@ __all__ = sorted(
         "Einsum",
         "BesselI0",
         "BesselI1",
+        "Conv2D",
         "Elu",
         "ExpandDims",
         "GeLU",

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import sympy
 
-from symgrad.core.families.structural import getitem, reshape, stack, transpose
+from symgrad.core.families.structural import concatenate, getitem, normalize_index, reshape, stack, transpose
 from symgrad.core.graph import Const, Node
 from symgrad.core.registry import (
     CONTRACTION,
@@ -169,6 +169,67 @@ def _lax_dot_general(a: Node, b: Node, dimension_numbers) -> Node:
     return reshape(stack(products, 0), batch + free_a + free_b)
 
 
+def conv2d(x: Node, w: Node, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups: int = 1) -> Node:
+    """A 2-D convolution (cross-correlation, NCHW): ``x`` (N, C, H, W), ``w`` (O, C / groups, kh, kw).
+
+    ``padding`` is (top, bottom, left, right) zeros. Written with table ops, as one matrix product
+    per kernel tap: w[:, :, i, j] (O, C) times the (C, N * Ho * Wo) window of ``x`` it meets,
+    summed over taps, so its derivatives (a transposed convolution for x, a correlation of x
+    with the output's cotangent for w) and every backend come from those ops.
+    """
+    if x.ndim != 4 or w.ndim != 4:
+        raise OpError(
+            f"Conv2D: x and weight must have rank 4 (NCHW, OIHW), got shapes {x.shape} and {w.shape}"
+        )
+    (n, c, height, width), (o, cg, kh, kw) = x.shape, w.shape
+    if c != cg * groups or o % groups:
+        raise OpError(
+            f"Conv2D: x has {c} channels and weight {w.shape}: in channels must be weight.shape[1] * groups "
+            f"({cg} * {groups}) and out channels a multiple of groups"
+        )
+    top, bottom, left, right = padding
+    if any(padding):
+        height, width = height + top + bottom, width + left + right
+        index = (slice(None), slice(None), slice(top, top + x.shape[2]), slice(left, left + x.shape[3]))
+        shape = (n, c, height, width)
+        x = make_node("scatter", (x,), (normalize_index(shape, index), shape))
+    (sh, sw), (dh, dw) = stride, dilation
+    out_h, out_w = (height - dh * (kh - 1) - 1) // sh + 1, (width - dw * (kw - 1) - 1) // sw + 1
+    if out_h < 1 or out_w < 1:
+        raise OpError(
+            f"Conv2D: a {kh}x{kw} kernel (dilation {dilation}) does not fit the padded input {height}x{width}"
+        )
+    og = o // groups
+    per_group = []
+    for g in range(groups):
+        taps = []
+        for i in range(kh):
+            for j in range(kw):
+                window = getitem(
+                    x,
+                    (slice(None), slice(g * cg, (g + 1) * cg),
+                     slice(i * dh, i * dh + (out_h - 1) * sh + 1, sh), slice(j * dw, j * dw + (out_w - 1) * sw + 1, sw)),
+                )  # fmt: skip
+                columns = reshape(transpose(window, (1, 0, 2, 3)), (cg, n * out_h * out_w))
+                taps.append(matmul(getitem(w, (slice(g * og, (g + 1) * og), slice(None), i, j)), columns))
+        total = taps[0]
+        for tap in taps[1:]:
+            total = apply("add", total, tap)
+        per_group.append(total)
+    rows = per_group[0] if groups == 1 else concatenate(per_group, 0)
+    return transpose(reshape(rows, (o, n, out_h, out_w)), (1, 0, 2, 3))
+
+
+def _aten_convolution(x, w, bias, stride, padding, dilation, transposed, output_padding, groups) -> Node:
+    """aten.convolution, 2-D and not transposed: conv2d with PyTorch's symmetric padding, plus bias."""
+    if transposed or x.ndim != 4:
+        raise OpError("aten.convolution: only 2-D convolutions that are not transposed have a row")
+    out = conv2d(
+        x, w, tuple(stride), (padding[0], padding[0], padding[1], padding[1]), tuple(dilation), groups
+    )
+    return out if bias is None else apply("add", out, reshape(bias, (1, -1, 1, 1)))
+
+
 register(
     OpDef(
         name="matmul",
@@ -196,6 +257,7 @@ register(
             aten("dot", matmul),
             aten("addmm", _aten_addmm),
             aten("bmm", _aten_bmm),
+            aten("convolution", _aten_convolution),
             lax("dot_general", _lax_dot_general),
         ),
     )

@@ -262,8 +262,8 @@ def _aten_split(x: Node, split_sizes, dim: int = 0) -> tuple[Node, ...]:
     return tuple(pieces)
 
 
-def _aten_cat(tensors, dim: int = 0) -> Node:
-    """aten.cat as a sum of scatters: each piece placed into its slot of the result."""
+def concatenate(tensors, dim: int = 0) -> Node:
+    """The tensors joined along ``dim``, as a sum of scatters: each piece placed into its slot."""
     pieces = [t for t in tensors if t.shape != (0,)]  # PyTorch skips legacy empty tensors
     dim = dim % pieces[0].ndim
     shape = list(pieces[0].shape)
@@ -656,11 +656,11 @@ _linear(
     batched=_b_scatter,
     api=Api(internal="the transpose of indexing, in reverse-mode derivatives"),
     imports=(
-        aten("cat", _aten_cat),
+        aten("cat", concatenate),
         aten("diagonal_scatter", _aten_diagonal_scatter),
         aten("slice_scatter", _aten_slice_scatter),
         aten("select_scatter", _aten_select_scatter),
-        lax("concatenate", lambda *xs, dimension: _aten_cat(xs, dimension)),
+        lax("concatenate", lambda *xs, dimension: concatenate(xs, dimension)),
     ),
 )  # fmt: skip
 _linear(
