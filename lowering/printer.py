@@ -7,6 +7,7 @@ common-subexpression pass over every requested output together.
 from __future__ import annotations
 
 import keyword
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -89,10 +90,10 @@ class NumpyPrinter:
                 raise unbound(node, args)
             if isinstance(node, Const):
                 if node.is_weak:
-                    code[node] = repr(node.value)
+                    code[node] = _literal(node.value)
                     continue
                 if node.ndim == 0:
-                    line = f"rt.scalar({node.value.item()!r}, {node.dtype.name!r})"
+                    line = f"rt.scalar({_literal(node.value.item())}, {node.dtype.name!r})"
                 else:
                     line = f"_c[{len(consts)}]"
                     consts.append(node.value)
@@ -194,6 +195,10 @@ def fill_template(node: Node, arg_code: Sequence[str], spelling_keys: Sequence[s
 
 
 def _literal(value) -> str:
+    """A Python literal for a number; infinities and NaN as float('inf') and float('nan'), which
+    ``repr`` would print as the undefined names inf and nan."""
     if isinstance(value, np.generic):
         value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float({str(value)!r})"
     return repr(value)

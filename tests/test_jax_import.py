@@ -160,3 +160,13 @@ def test_the_jax_spellings_are_real_primitives_claimed_by_one_row_each():
         "xlogy",
         "floor_div",
     }
+
+
+def test_softmax_and_logsumexp_import_with_reduce_max_and_is_finite():
+    def f(x):
+        return (
+            (jax.nn.softmax(x, 1) ** 2).sum() + jax.nn.log_softmax(x, 0).sum() * 0.3
+            + jax.scipy.special.logsumexp(x, 1).sum() + x.max(1).sum()
+        )  # fmt: skip
+
+    assert symgrad.verify(f, jnp.array([[0.5, -2.0, 3.0], [1.0, 0.2, -0.3]]), order=2).ok

@@ -333,3 +333,11 @@ def test_arguments_never_take_the_names_of_intermediates():
             backend=backend,
         )
         assert kb(1.0, 10.0, 100.0, 1000.0, 10000.0)[0] == pytest.approx(2 + 30 + 500 + 7000 + 110000)
+
+
+def test_infinite_and_nan_constants_print_as_python_floats():
+    x = symgrad.placeholder("x", (3,))
+    out = ops.where(x > 0, x * float("inf"), ops.minimum(x, float("nan")) * 0 + float("-inf"))
+    kernel = symgrad.kernel(out, [x])
+    assert "float('inf')" in kernel.source
+    np.testing.assert_array_equal(kernel(np.array([1.0, -1.0, 2.0]))[0], [np.inf, np.nan, np.inf])

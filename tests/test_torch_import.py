@@ -320,3 +320,14 @@ def test_a_small_convolutional_network_imports_and_verifies_with_its_weights():
     report = symgrad.verify(net, torch.rand(1, 2, 6, 6, dtype=torch.float64), weights=True)
     assert report.ok, str(report)
     assert len(report.rows) == 5
+
+
+def test_softmax_log_softmax_logsumexp_and_amax_import_through_a_chain_of_maximums():
+    def f(x):
+        return (
+            (torch.softmax(x, 1) ** 2).sum() + torch.log_softmax(x, 0).sum() * 0.3
+            + torch.logsumexp(x, 1).sum() + x.amax(1).sum()
+        )  # fmt: skip
+
+    x = torch.tensor([[0.5, -2.0, 3.0], [1.0, 0.2, -0.3]], dtype=torch.float64)
+    assert symgrad.verify(f, x, order=2).ok  # logsumexp's graph holds an infinite constant

@@ -9,7 +9,6 @@ signatures here.
 
 from __future__ import annotations
 
-import operator
 import string
 
 import numpy as np
@@ -120,7 +119,7 @@ def reduce_min(x, axis=(), keep_dims: bool = False) -> Tensor:
 
 def prod(input, axis=(), keep_dims: bool = False) -> Tensor:  # noqa: A002 - MindSpore's name
     """The product over ``axis``, as a chain of multiplications (exact gradients where an entry is 0)."""
-    return F.fold_axes(F.as_tensor(input, "ReduceProd", "input"), axis, operator.mul, keep_dims, "ReduceProd")
+    return F.fold_axes(F.as_tensor(input, "ReduceProd", "input"), axis, "mul", keep_dims, "ReduceProd")
 
 
 def logsumexp(input, axis, keep_dims: bool = False) -> Tensor:  # noqa: A002 - MindSpore's name

@@ -7,14 +7,13 @@ record); ops with MindSpore-specific arguments are written below by hand, and
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from symgrad.autodiff.api import get_grad, grad, jvp, stop_gradient, value_and_grad, vjp  # noqa: F401 - public here too
 from symgrad.autodiff.taylor import derivative, jet, linearize  # noqa: F401 - as in mindspore.ops.functional
 from symgrad.core.families.linalg import matmul as _matmul_node
 from symgrad.core.families.structural import broadcast_to as _broadcast_node
+from symgrad.core.families.structural import fold as _fold_node
 from symgrad.core.families.structural import stack as _stack_node
 from symgrad.core.registry import OPS, OpDef
 from symgrad.errors import OpError
@@ -193,17 +192,15 @@ def reduction_axes(t: Tensor, axis, op: str) -> list[int]:
     return sorted({a % max(t.ndim, 1) for a in axes})
 
 
-def fold_axes(t: Tensor, axis, combine, keep_dims: bool, op: str) -> Tensor:
-    """``combine`` chained over the slices along each axis in ``axis`` (all when empty), e.g. a maximum."""
-    for a in reversed(reduction_axes(t, axis, op)):
-        total = functools.reduce(combine, [t[(slice(None),) * a + (i,)] for i in range(t.shape[a])])
-        t = total.expand_dims(a) if keep_dims else total
-    return t
+def fold_axes(t: Tensor, axis, combine: str, keep_dims: bool, op: str) -> Tensor:
+    """The op ``combine`` chained over the slices along each axis in ``axis`` (all when empty), e.g. a maximum."""
+    axes = tuple(reduction_axes(t, axis, op))
+    return Tensor._wrap(_fold_node(t._node, axes, keep_dims, combine), t._env)
 
 
 def reduce_max(x, axis=(), keep_dims: bool = False) -> Tensor:
     """The maximum over ``axis`` (all axes when empty), as a chain of Maximum ops (ties share the gradient)."""
-    return fold_axes(as_tensor(x, "ReduceMax", "x"), axis, GENERATED["maximum"], keep_dims, "ReduceMax")
+    return fold_axes(as_tensor(x, "ReduceMax", "x"), axis, "maximum", keep_dims, "ReduceMax")
 
 
 def vmap(fn, in_axes=0, out_axes=0):

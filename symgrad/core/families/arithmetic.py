@@ -11,6 +11,7 @@ import numpy as np
 import sympy
 
 from symgrad.core.families._elementwise import elementwise
+from symgrad.core.families.structural import fold
 from symgrad.core.graph import Node
 from symgrad.core.registry import (
     ELEMENTWISE,
@@ -178,6 +179,9 @@ elementwise(
         aten("hardtanh", lambda x, min_val=-1.0, max_val=1.0: _clamp(x, min_val, max_val)),
         lax("max"),
         lax("clamp", lambda low, x, high: _clamp(x, low, high)),
+        # reductions to the largest element: a chain of maximums (ties share the gradient)
+        aten("amax", lambda x, dim=(), keepdim=False: fold(x, tuple(dim), keepdim, "maximum")),
+        lax("reduce_max", lambda x, axes: fold(x, tuple(axes), False, "maximum")),
     ),
 )  # fmt: skip
 elementwise(

@@ -22,6 +22,7 @@ from symgrad.core.registry import (
     NONDIFF,
     Api,
     OpDef,
+    apply,
     aten,
     broadcast_shapes,
     elementwise_infer,
@@ -91,20 +92,22 @@ _nondiff(
 )  # fmt: skip
 
 
-def _comparison(name, display, symbol, sympy_fn, short, mindspore):
+def _comparison(name, display, symbol, sympy_fn, short, mindspore, imports=()):
     """An elementwise comparison: Bool result, the C operator ``symbol`` as spelling and notation,
     public as ``display``, ``name``, ``short`` and the Tensor operator of the same name."""
     _nondiff(
         name, display, 2, sympy_fn,
         numpy=f"np.{name}({{0}}, {{1}})", c=f"({{0}} {symbol} {{1}})", mindspore=f"ops.{mindspore}({{0}}, {{1}})",
         infer=_boolean(display), api=Api((display,), (name, short), (f"__{short}__",)), notation=f"{{0}} {symbol} {{1}}",
-        imports=(aten(short), lax(short)),
+        imports=(aten(short), lax(short), *imports),
     )  # fmt: skip
 
 
 _comparison("greater", "Greater", ">", sympy.Gt, "gt", "gt")
 _comparison("less", "Less", "<", sympy.Lt, "lt", "lt")
-_comparison("equal", "Equal", "==", sympy.Eq, "eq", "equal")
+# JAX's is_finite: x - x is 0 for a finite x, NaN for inf and NaN (a closed form's symbols are finite)
+_is_finite = lax("is_finite", lambda x: apply("equal", apply("sub", x, x), 0))
+_comparison("equal", "Equal", "==", sympy.Eq, "eq", "equal", imports=(_is_finite,))
 _comparison("not_equal", "NotEqual", "!=", sympy.Ne, "ne", "ne")
 _comparison("greater_equal", "GreaterEqual", ">=", sympy.Ge, "ge", "ge")
 _comparison("less_equal", "LessEqual", "<=", sympy.Le, "le", "le")

@@ -49,6 +49,18 @@ def stack(xs, axis: int = 0) -> Node:
     return make_node("stack", xs, (axis,))
 
 
+def fold(x: Node, axes, keepdims: bool, combine: str) -> Node:
+    """The op ``combine`` chained over the slices along each of ``axes`` (all when None or ()):
+    a maximum (``"maximum"``) or a product (``"mul"``) over axes, built from the table's rows."""
+    for a in reversed(normalize_axes(combine, axes, x.ndim)):
+        slices = [getitem(x, (slice(None),) * a + (i,)) for i in range(x.shape[a])]
+        total = slices[0]
+        for piece in slices[1:]:
+            total = apply(combine, total, piece)
+        x = reshape(total, x.shape[:a] + (1,) + x.shape[a + 1 :]) if keepdims else total
+    return x
+
+
 def full(shape, value, dtype) -> Node:
     """A constant of ``shape`` filled with ``value`` in ``dtype``."""
     return broadcast_to(const(np.asarray(value, dtype=dtype)), tuple(shape))
