@@ -7,7 +7,8 @@
   ``derivatives`` (u_x, u_xx, u_xxx.. by Taylor mode) comes from :mod:`symgrad.autodiff.taylor`.
 - :mod:`symgrad.pinn.training`: Adam ``train`` with wall-time caps, early stops, callbacks and a
   non-finite guard; :mod:`symgrad.pinn.checkpoints` (atomic) and :mod:`symgrad.pinn.plots`.
-- :mod:`symgrad.pinn.lbfgs`: L-BFGS by SciPy's L-BFGS-B on the flat weights.
+- :mod:`symgrad.pinn.lbfgs`: L-BFGS by SciPy's L-BFGS-B on the flat weights;
+  :mod:`symgrad.pinn.levenberg_marquardt`: damped Gauss-Newton steps from the residuals' Jacobians.
 - :mod:`symgrad.pinn.conditions`: Dirichlet, Neumann, Robin (outward normals), periodic, initial and
   observation terms, each a ``Condition`` with ``loss(params)``.
 - :mod:`symgrad.pinn.geometry`: intervals, boxes, disks, space x time; uniform, LHS, Sobol', Halton points.
@@ -25,6 +26,7 @@ from symgrad.pinn.checkpoints import load_checkpoint, save_checkpoint
 from symgrad.pinn.conditions import Condition, dirichlet, initial, neumann, observations, periodic, robin
 from symgrad.pinn.geometry import Box, Disk, Interval, Rectangle, SpaceTime
 from symgrad.pinn.lbfgs import LbfgsResult, flatten, lbfgs, unflatten
+from symgrad.pinn.levenberg_marquardt import LevenbergMarquardtResult, levenberg_marquardt
 from symgrad.pinn.networks import MLP, FourierFeatures, PeriodicEmbedding, ResidualMLP
 from symgrad.pinn.plots import plot_solution
 from symgrad.pinn.problems import Beam, Burgers, Heat, KdV, Kovasznay, Poisson2D, PoissonND, Problem
@@ -32,6 +34,8 @@ from symgrad.pinn.residual_loss import ResidualLoss, fast_backend, laplacian, pr
 from symgrad.pinn.training import History, NonFiniteLoss, TrainState, every, train
 
 __all__ = [
+    "LevenbergMarquardtResult",
+    "levenberg_marquardt",
     "Kovasznay",
     "robin",
     "periodic",

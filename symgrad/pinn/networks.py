@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from symgrad import dtype as mstype
 from symgrad import ops
 from symgrad.nn.cell import Cell
 from symgrad.parameter import Parameter, ParameterTuple, unflatten
@@ -71,7 +72,7 @@ class FourierFeatures:
                 f"got in_dim={in_dim}, features={features}, scale={scale}"
             )
         rng = np.random.default_rng(seed)
-        values = (2 * math.pi * scale * rng.normal(size=(in_dim, features))).astype(dtype)
+        values = (2 * math.pi * scale * rng.normal(size=(in_dim, features))).astype(mstype.to_dtype(dtype).np)
         self.B = Parameter(values, name="fourier_B", requires_grad=False)
         self.in_dim, self.out_dim = in_dim, 2 * features
 
@@ -149,6 +150,7 @@ class _PointNetwork(Cell):
     ) -> tuple[Parameter, Parameter]:
         """A layer's weights ``W<suffix>`` (``init``, shape (in, out)) and bias ``b<suffix>`` (zeros),
         registered on the network."""
+        dtype = mstype.to_dtype(dtype).np  # np.float64 or symgrad.float64 alike
         W = Parameter(initial_weight(init, n_in, n_out, rng, dtype), name=f"W{suffix}")
         b = Parameter(np.zeros(n_out, dtype), name=f"b{suffix}")
         setattr(self, W.name, W)

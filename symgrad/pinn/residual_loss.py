@@ -22,6 +22,7 @@ import numpy as np
 import lowering
 from symgrad.autodiff.api import grad
 from symgrad.autodiff.api import laplacian as symgrad_laplacian
+from symgrad.autodiff.jacobian import jacobian_node
 from symgrad.parameter import Parameter, all_parameters, parameters_of
 from symgrad.symbolic import kernel, placeholder
 from symgrad.tensor import Tensor
@@ -143,6 +144,7 @@ class ResidualLoss:
         self._outputs = [*squares, *grads]
         self._parts = parts  # the residual's components at the placeholders, for residuals()
         self._residual_kernel: lowering.Kernel | None = None
+        self._jacobian_kernel: lowering.Kernel | None = None
         self.last_terms: list[float] = []
         target = fast_backend() if backend == "auto" else backend
         self._fast: lowering.Kernel | None = None
@@ -233,6 +235,35 @@ class ResidualLoss:
             self._residual_kernel = kernel(self._parts, [*self.inputs, *self.params], backend="numpy")
         values = self._residual_kernel(*points, *(p._value() for p in self.params))
         return values[0] if len(values) == 1 else values
+
+    def jacobian(self, *points) -> tuple[np.ndarray, np.ndarray]:
+        """The scaled residuals ``r`` (one entry per point and component entry: ``sqrt(weight / n)``
+        times the residual, so that ``r @ r`` is this term's loss) and their Jacobian with respect
+        to the flat weights (one row per entry of ``r``), for Gauss-Newton steps."""
+        if len(points) != len(self.inputs):
+            points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}")
+        if self._jacobian_kernel is None:
+            outputs = []
+            for part in self._parts:
+                outputs.append(part)
+                outputs += [Tensor._wrap(jacobian_node(part._node, p._node), part._env) for p in self.params]
+            self._jacobian_kernel = kernel(outputs, [*self.inputs, *self.params], backend=fast_backend())
+        values = self._jacobian_kernel(*points, *(p._value() for p in self.params))
+        n = int(np.broadcast_shapes(*(np.shape(p) for p in points))[0]) if np.ndim(points[0]) else 1
+        rows, blocks, k = [], [], 0
+        for part, weight in zip(self._parts, self.weights):
+            scale = math.sqrt(weight / n)
+            residual = np.broadcast_to(np.asarray(values[k], np.float64), (n, *part.shape)).reshape(n, -1)
+            columns = [  # a derivative the same at every point comes without the points' axis
+                np.broadcast_to(np.asarray(v, np.float64), (n, *part.shape, *p.shape)).reshape(
+                    n, residual.shape[1], -1
+                )
+                for v, p in zip(values[k + 1 : k + 1 + len(self.params)], self.params)
+            ]
+            rows.append(scale * residual.ravel())
+            blocks.append(scale * np.concatenate(columns, axis=2).reshape(residual.size, -1))
+            k += 1 + len(self.params)
+        return np.concatenate(rows), np.concatenate(blocks)
 
 
 _predictors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
