@@ -145,7 +145,7 @@ class ArrayRuntime:
             if not bool(xp.any(xp.abs(term) > 1e-17 * xp.abs(total))):
                 break
             total = total + term
-        return total
+        return xp.where(x != x, x, total)  # NaN stays NaN
 
     def erf(self, x):
         """The error function: the library's own (PyTorch, MindSpore), else SciPy's, else ``math.erf``."""

@@ -38,6 +38,9 @@ def test_the_c_kernel_sums_the_same_series():
     x = symgrad.placeholder("x")
     kernel = symgrad.kernel(ops.bessel_i0(x) + ops.BesselI1()(x) * 3, [x], backend="c")
     np.testing.assert_allclose(kernel(POINTS)[0], exact(0) + 3 * exact(1), rtol=4e-15)
+    for backend in ("c", "numpy"):  # NaN in, NaN out; inf overflows to inf
+        edges = symgrad.kernel(ops.bessel_i0(x), [x], backend=backend)(np.array([np.nan, np.inf, -np.inf]))[0]
+        np.testing.assert_array_equal(edges, [np.nan, np.inf, np.inf])
 
 
 def test_the_closed_form_is_sympys_besseli_and_its_derivative():

@@ -275,3 +275,22 @@ def test_dask_inputs_are_checked():
     x, _ = as_dask(np.zeros((2, 10)), 5)
     with pytest.raises(ValueError, match="takes 2 inputs, got 1"):
         loss_and_gradient(loss, x)
+
+
+def test_the_allen_cahn_reference_converges_in_modes_and_steps():
+    from symgrad.pinn.problems import AllenCahn, allen_cahn_reference
+
+    coarse = allen_cahn_reference(modes=1024)[::2]
+    fine = allen_cahn_reference()[::4]
+    assert np.linalg.norm(coarse - fine) / np.linalg.norm(fine) < 1e-5
+    halved = allen_cahn_reference(modes=1024, step=1e-4, every=50)[::2]
+    assert np.abs(halved - coarse).max() < 1e-9
+    assert np.abs(fine).max() <= 1 + 1e-9  # u stays in [-1, 1] (a maximum principle)
+    problem = AllenCahn()
+    x, t = problem.grid()
+    np.testing.assert_allclose(
+        problem.exact(x[:, 0], 0 * x[:, 0]), x[:, 0] ** 2 * np.cos(np.pi * x[:, 0]), atol=1e-12
+    )
+    assert problem.relative_l2(fine) == 0.0
+    with pytest.raises(ValueError, match="reference grid"):
+        problem.exact(np.array([0.001]), np.array([0.5]))

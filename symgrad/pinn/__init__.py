@@ -12,8 +12,8 @@
 - :mod:`symgrad.pinn.conditions`: Dirichlet, Neumann, Robin (outward normals), periodic, initial and
   observation terms, each a ``Condition`` with ``loss(params)``.
 - :mod:`symgrad.pinn.geometry`: intervals, boxes, disks, space x time; uniform, LHS, Sobol', Halton points.
-- :mod:`symgrad.pinn.problems`: Burgers, Poisson (2-D, d-D), heat, KdV, Kovasznay (a
-  system), beam, with exact solutions.
+- :mod:`symgrad.pinn.problems`: Burgers, Allen-Cahn (periodic; ETDRK4 reference), Poisson (2-D,
+  d-D), heat, KdV, Kovasznay (a system), beam, with exact solutions.
 - :mod:`symgrad.pinn.adaptive`: residual-based refinement, hard constraints.
 - :mod:`symgrad.pinn.distributed`: loss and gradient over Dask arrays (one machine or a cluster).
 """
@@ -29,11 +29,22 @@ from symgrad.pinn.lbfgs import LbfgsResult, flatten, lbfgs, unflatten
 from symgrad.pinn.levenberg_marquardt import LevenbergMarquardtResult, levenberg_marquardt
 from symgrad.pinn.networks import MLP, FourierFeatures, PeriodicEmbedding, ResidualMLP
 from symgrad.pinn.plots import plot_solution
-from symgrad.pinn.problems import Beam, Burgers, Heat, KdV, Kovasznay, Poisson2D, PoissonND, Problem
+from symgrad.pinn.problems import (
+    AllenCahn,
+    Beam,
+    Burgers,
+    Heat,
+    KdV,
+    Kovasznay,
+    Poisson2D,
+    PoissonND,
+    Problem,
+)
 from symgrad.pinn.residual_loss import ResidualLoss, fast_backend, laplacian, predict
 from symgrad.pinn.training import History, NonFiniteLoss, TrainState, every, train
 
 __all__ = [
+    "AllenCahn",
     "LevenbergMarquardtResult",
     "levenberg_marquardt",
     "Kovasznay",

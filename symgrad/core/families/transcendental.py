@@ -26,11 +26,12 @@ def _one_minus_square(x):
 def _unary(
     name, display, sympy_fn, partial, np_name=None, simd=True, numpy=None, c=None, imports=(), **traits
 ):
-    """A libm function: NumPy's ``np_name`` (default ``name``), C's, MindSpore's and ATen's ``name``.
+    """A libm function: NumPy's ``np_name`` (default ``name``), C's, MindSpore's, ATen's and JAX's ``name``.
 
     NumPy's spelling (``arcsin``) is also a public alias, as in MindSpore. ``numpy``
     overrides the NumPy template (a runtime helper where NumPy lacks the function), ``c``
-    the C one (a function of symgrad's own); ``imports`` are further ATen ops written with it.
+    the C one (a function of symgrad's own); ``imports`` are further framework ops (ATen, JAX)
+    written with it.
     """
     np_name = np_name or name
     elementwise(
@@ -230,11 +231,12 @@ _BESSEL_I_C = """static inline double sg_bessel_i(double n, double x)
 {
     int m = (int)n, k;
     double h = 0.5 * x, t = 1.0, q = h * h, s;
+    if (x != x) return x;
     for (k = 1; k <= m; k++) t *= h / k; /* (x/2)^n / n! */
     s = t;
     for (k = 1; k < 100000 && t != 0; k++) {
         t *= q / ((double)k * (double)(k + m));
-        if (fabs(t) <= 1e-17 * fabs(s)) break;
+        if (!(fabs(t) > 1e-17 * fabs(s))) break; /* NaN ends it too */
         s += t;
     }
     return s;
