@@ -381,6 +381,13 @@ class Tensor:
         """The tensor converted to ``dtype`` (floats to integers truncate toward zero)."""
         return Tensor._wrap(cast(self._node, mstype.to_dtype(dtype).np), self._env)
 
+    def register_hook(self, hook):
+        """``hook(grad)`` sees this tensor's gradient and may return a replacement; returns a handle
+        with ``remove()`` (MindSpore's and PyTorch's ``register_hook``)."""
+        from symgrad.autodiff.tensor_hooks import register_hook  # autodiff builds on Tensor
+
+        return register_hook(self, hook)
+
     def expand_dims(self, axis: int) -> Tensor:
         shape = list(self.shape)
         shape.insert(axis % (self.ndim + 1), 1)

@@ -647,3 +647,32 @@ def test_a_bprop_decorated_with_jit_is_refused_as_in_mindspore():
 
     with pytest.raises(RuntimeError, match="decorating bprop with '@jit' is not supported"):
         ops.GradOperation()(JitBprop())(Tensor(np.array([2.0], np.float32)))
+
+
+def test_register_hook_on_a_parameter_an_intermediate_and_an_input():
+    seen = []
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(Tensor(np.array([2.0, 3.0], np.float32)), name="w")
+            self.handle = self.w.register_hook(lambda g: g * 10)
+
+        def construct(self, x):
+            y = x * self.w
+            y.register_hook(lambda g: (seen.append(g.asnumpy()), g * 2)[1])
+            return (y * y).sum()
+
+    net, x = Net(), Tensor(np.array([1.0, 1.0], np.float32))
+    (dx,), (dw,) = ops.GradOperation(get_all=True, get_by_list=True)(net, net.trainable_params())(x)
+    np.testing.assert_allclose(seen[0], [4.0, 6.0])  # d(sum y^2)/dy before the hook doubles it
+    np.testing.assert_allclose(dx.asnumpy(), [16.0, 36.0])  # 2 * 2y * w
+    np.testing.assert_allclose(dw.asnumpy(), [80.0, 120.0])  # 2 * 2y * x, then x 10
+    net.handle.remove()
+    (dw,) = ops.GradOperation(get_by_list=True)(net, net.trainable_params())(x)
+    np.testing.assert_allclose(dw.asnumpy(), [8.0, 12.0])
+    z = Tensor(np.array([1.0, 2.0], np.float32))
+    z.register_hook(lambda g: g + 100)
+    np.testing.assert_allclose(ops.grad(lambda t: (t * t).sum())(z).asnumpy(), [102.0, 104.0])
+    with pytest.raises(TypeError, match="hook must be callable"):
+        z.register_hook("not a function")

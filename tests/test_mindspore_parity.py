@@ -2,7 +2,7 @@
 
 Each program is written once against ``ms`` (the library under test) and stores what it
 computed in ``result``. Runs where MindSpore is installed (pip install 'symgrad[mindspore]').
-Measured with MindSpore 2.10.0 on the CPU: all 30 programs agree. Integer indexing and ``x ** 3``
+Measured with MindSpore 2.10.0 on the CPU: all 31 programs agree. Integer indexing and ``x ** 3``
 are left out because MindSpore 2.10 itself fails on them under NumPy 2 in PyNative mode
 (so does grad with has_aux on a tuple output); indexing is covered by the guide's
 ``out[0][0]`` example, has_aux by MindSpore's documented example in test_api.py.
@@ -30,6 +30,25 @@ f32 = lambda *v: Tensor(np.array(v, np.float32))
 """
 
 PROGRAMS = {
+    "register_hook_on_parameter_intermediate_and_input": """
+seen = []
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(f32(2.0, 3.0), name="w")
+        self.handle = self.w.register_hook(lambda g: g * 10)
+    def construct(self, x):
+        y = x * self.w
+        y.register_hook(lambda g: (seen.append(g.asnumpy()), g * 2)[1])
+        return (y * y).sum()
+net = Net()
+grads = ops.GradOperation(get_all=True, get_by_list=True)(net, net.trainable_params())(f32(1.0, 1.0))
+net.handle.remove()
+after = ops.GradOperation(get_by_list=True)(net, net.trainable_params())(f32(1.0, 1.0))
+x = f32(1.0, 2.0)
+x.register_hook(lambda g: g + 100)
+result = (grads, after, ops.grad(lambda t: (t * t).sum())(x), Tensor(np.stack(seen)))
+""",
     "broadcast_gradients": """
 def fn(x, b):
     return ops.tanh(ops.add(ops.mul(x, b), b)).sum()

@@ -9,6 +9,7 @@ import numpy as np
 
 from symgrad.autodiff import recording
 from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
+from symgrad.autodiff.tensor_hooks import hooked
 from symgrad.autodiff.tracing import (
     Trace,
     as_outputs,
@@ -154,8 +155,11 @@ def reverse(
             results=grads, finished=[t._node for t in tensors[n_out:]], env=tensors[0]._env if tensors else {},
         )
     )  # fmt: skip
-    by_position = dict(zip(tensor_positions, tensors[n_out : n_out + n_in]))
+    by_position = dict(
+        zip(tensor_positions, _hooked_inputs(args, leaves, tensor_positions, tensors[n_out : n_out + n_in]))
+    )
     input_grads = [by_position.get(p) for p in positions]
+    weight_grads = [hooked(w, g) for w, g in zip(weights, tensors[n_out + n_in :])]
     outs = tensors[:n_out]
     pull = None
     if pullback:
@@ -167,10 +171,16 @@ def reverse(
             env = {**finished[0]._env, **merge_env(*parts)} if finished else {}
             grads = [Tensor._wrap(n, env) for n in substitute([t._node for t in finished], mapping)]
             Tensor._evaluate_together(grads)
-            at = dict(zip(tensor_positions, grads[:n_in]))
-            return [at.get(p) for p in positions], grads[n_in:]
+            at = dict(zip(tensor_positions, _hooked_inputs(args, leaves, tensor_positions, grads[:n_in])))
+            return [at.get(p) for p in positions], [hooked(w, g) for w, g in zip(weights, grads[n_in:])]
 
-    return Reverse(outs, is_tuple, input_grads, tensors[n_out + n_in :], pack_like(raw, outs), pull)
+    return Reverse(outs, is_tuple, input_grads, weight_grads, pack_like(raw, outs), pull)
+
+
+def _hooked_inputs(args, leaves, positions, grads) -> list:
+    """Input gradients through the hooks registered on the inputs (before the call, or on their
+    leaves inside it)."""
+    return [hooked(leaves[p], hooked(args[p], g)) for p, g in zip(positions, grads)]
 
 
 def forward(fn: Callable, inputs: Sequence[Tensor], tangents: Sequence[Tensor], who: str = "jvp") -> Forward:
