@@ -45,13 +45,14 @@ def register_hook(tensor: Tensor, hook: Callable) -> RemovableHandle:
 
 
 def hooked(tensor, grad: Tensor | None) -> Tensor | None:
-    """``grad`` passed through the hooks kept on ``tensor`` (a Parameter's, or an input's)."""
-    for hook in list(getattr(tensor, "__dict__", {}).get("_hooks", ())):
-        if grad is None:
-            break
-        if isinstance(tensor._node, Const | Var):
-            replaced = hook(grad)
-            grad = grad if replaced is None else replaced
+    """``grad`` passed through the hooks kept on ``tensor`` (a Parameter's, or an input's); a tensor
+    computed in a trace runs its hooks in its own reverse rule instead."""
+    hooks = getattr(tensor, "__dict__", {}).get("_hooks", ())
+    if grad is None or not hooks or not isinstance(tensor._node, Const | Var):
+        return grad
+    for hook in list(hooks):
+        replaced = hook(grad)
+        grad = grad if replaced is None else replaced
     return grad
 
 

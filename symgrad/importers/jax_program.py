@@ -16,8 +16,9 @@ import numpy as np
 
 from symgrad.core.families.conversion import cast
 from symgrad.core.graph import Node, const
-from symgrad.core.registry import Imported, OpDef, imports_of, make_node
+from symgrad.core.registry import imports_of
 from symgrad.errors import OpError
+from symgrad.importers.common import as_recorded, build
 from symgrad.nn.cell import Cell
 from symgrad.tensor import Tensor, merge_env
 
@@ -132,7 +133,8 @@ class _Replay:
                 f"symgrad imports: {', '.join(sorted(self.table))}"
             )
         params = {k: _plain(v) for k, v in eqn.params.items() if k not in _PLACEMENT}
-        result = _build(*found, inputs, params)
+        operands = [a if isinstance(a, Node) else const(a) for a in inputs]  # a literal: a weak constant
+        result = build(*found, operands, params, "from_jax")
         results = list(result) if isinstance(result, tuple) else [result]
         return [_as_jax_has_it(r, v, name) for r, v in zip(results, eqn.outvars)]
 
@@ -146,24 +148,12 @@ def _plain(value):
     return value
 
 
-def _build(op: OpDef, entry: Imported, args, params) -> Node:
-    """The op for one equation: its operands are all arrays (a literal number a weak constant)."""
-    operands = [a if isinstance(a, Node) else const(a) for a in args]
-    if entry.build is not None:
-        return entry.build(*operands, **params)
-    if params:
-        raise OpError(f"from_jax: the JAX primitive {entry.name} with params {sorted(params)} has no row")
-    return make_node(op.name, tuple(operands))
-
-
 def _as_jax_has_it(node, var, name: str):
-    """``node`` checked against JAX's shape and cast to its dtype (weak-typed numbers promote alike)."""
+    """``node`` checked against JAX's record of ``var`` (a literal number becomes a constant)."""
     aval = var.aval
     if not isinstance(node, Node):
         node = const(np.asarray(node, dtype=aval.dtype))
-    if node.shape != tuple(aval.shape):
-        raise OpError(f"from_jax: {name} gives shape {node.shape} in symgrad and {tuple(aval.shape)} in JAX")
-    return cast(node, np.dtype(aval.dtype))
+    return as_recorded(node, tuple(aval.shape), aval.dtype, "from_jax", name)
 
 
 def _argument_names(function, args, jax) -> list[str]:

@@ -25,8 +25,9 @@ import numpy as np
 from symgrad.autodiff.tracing import input_names
 from symgrad.core.families.conversion import cast
 from symgrad.core.graph import Node, const
-from symgrad.core.registry import Imported, OpDef, imports_of, make_node
+from symgrad.core.registry import imports_of, make_node
 from symgrad.errors import OpError
+from symgrad.importers.common import as_recorded, build
 from symgrad.nn.cell import Cell
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor, merge_env
@@ -301,7 +302,7 @@ class _Replay:
         found = self.table.get(f"{packet}.{overload}") or self.table.get(packet)
         if found is None:
             return self._decomposed(n, target, values)
-        node = _build(*found, args, kwargs)
+        node = build(*found, args, kwargs, "from_torch")
         return _as_torch_has_it(node, n, f"aten.{packet}.{overload}")
 
     def _convert(self, value):
@@ -389,25 +390,12 @@ class _Unsupported(OpError):
         self.op, self.why = op, why
 
 
-def _build(op: OpDef, entry: Imported, args, kwargs) -> Node:
-    if entry.build is not None:
-        return entry.build(*args, **kwargs)
-    if kwargs:
-        raise OpError(f"from_torch: aten.{entry.name} with keyword arguments {sorted(kwargs)} has no row")
-    return make_node(op.name, tuple(a if isinstance(a, Node) else const(a) for a in args))
-
-
 def _as_torch_has_it(node, n, name: str):
-    """``node`` checked against PyTorch's shape, and cast to its dtype where promotion differs."""
+    """``node`` checked against PyTorch's record of ``n`` (shape, dtype) where it has one."""
     val = n.meta.get("val")
     if node is None or val is None or not isinstance(node, Node):
         return node
-    shape = tuple(val.shape)
-    if node.shape != shape:
-        raise OpError(
-            f"from_torch: {name} gives shape {node.shape} in symgrad and {shape} in PyTorch ({n.format_node()})"
-        )
-    return cast(node, _dtype(val.dtype))
+    return as_recorded(node, tuple(val.shape), _dtype(val.dtype), "from_torch", f"{name} ({n.format_node()})")
 
 
 def _substitute(value, values: dict):

@@ -23,7 +23,7 @@ from symgrad.verification import methods
 from symgrad.verification.blocks import Block, derivative_blocks
 from symgrad.verification.jax_program import is_jax_call, verify_jax
 from symgrad.verification.kinks import kink_aware, kink_notes
-from symgrad.verification.report import Report, Row, compare
+from symgrad.verification.report import Report, Row, compare, magnitude
 from symgrad.verification.torch_program import is_torch_call, is_torch_module, verify_torch
 
 __all__ = ["Report", "Row", "collect", "verify"]
@@ -137,7 +137,7 @@ def verify(
     lower_of = {(b.output, b.path): b.node for b in all_blocks}
     for block in all_blocks:
         ref = reference[block]
-        scale = max(1.0, _magnitude(ref))
+        scale = max(1.0, magnitude(ref))
         report.rows.append(
             compare(block.label, f"kernel {dtype}", kernel[block], ref, krtol, krtol * scale * 1e-2)
         )
@@ -247,16 +247,10 @@ def _as_arrays(given, inputs) -> list:
     return [np.asarray(g.asnumpy() if isinstance(g, Tensor) else g, dtype=np.float64) for g in given]
 
 
-def _magnitude(array: np.ndarray) -> float:
-    """The largest finite |element| (0 for an empty or all-non-finite array)."""
-    finite = np.abs(array[np.isfinite(array)])
-    return float(finite.max(initial=0.0))
-
-
 def _user_atol(ref: np.ndarray, everything: list[np.ndarray], rtol: float) -> float:
     """Absolute tolerance for a user's derivative: relative to the block's own size (so a tiny
     gradient with a flipped sign fails), or to the largest block when this one is all zeros."""
-    scale = _magnitude(ref) or max((_magnitude(r) for r in everything), default=0.0) or 1.0
+    scale = magnitude(ref) or max((magnitude(r) for r in everything), default=0.0) or 1.0
     return rtol * 1e-2 * scale
 
 

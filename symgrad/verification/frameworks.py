@@ -19,7 +19,7 @@ from symgrad.tensor import Tensor
 from symgrad.verification import methods
 from symgrad.verification.blocks import derivative_blocks
 from symgrad.verification.kinks import kink_aware, kink_notes
-from symgrad.verification.report import FAIL, Report, Row, compare
+from symgrad.verification.report import FAIL, Report, Row, compare, magnitude
 
 # rtol, and atol as a fraction of the block's largest entry; an error up to 10x symgrad's own
 # kernel's rounding error in the same dtype is also allowed (a correct program makes as much)
@@ -94,7 +94,7 @@ def check_against_exact(
     if failure:
         report.notes.append(failure)
     rtol, atol_fraction = TOLERANCE.get(dtype, (1e-3, 1e-4))
-    magnitudes = [_magnitude(r) for r in reference]
+    magnitudes = [magnitude(r) for r in reference]
     method = f"{framework} {dtype}"
     for k, (block, ref, ours) in enumerate(zip(blocks, reference, kernel)):
         if k >= len(got) or np.shape(got[k]) != ref.shape:
@@ -114,8 +114,3 @@ def check_against_exact(
         f"error of symgrad's own {dtype} kernel for the same block where that is larger"
     )
     return report
-
-
-def _magnitude(array: np.ndarray) -> float:
-    finite = np.abs(array[np.isfinite(array)])
-    return float(finite.max(initial=0.0))

@@ -55,6 +55,12 @@ def compare(
     )  # fmt: skip
 
 
+def magnitude(array: np.ndarray) -> float:
+    """The largest finite |element| (0 for an empty or all-non-finite array)."""
+    finite = np.abs(array[np.isfinite(array)])
+    return float(finite.max(initial=0.0))
+
+
 @dataclass
 class Report:
     """Everything ``symgrad.verify`` compared, with verdicts a person can act on."""

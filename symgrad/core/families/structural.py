@@ -184,11 +184,6 @@ def _aten_expand(x: Node, size, implicit: bool = False) -> Node:
     return broadcast_to(x, tuple(x.shape[i - lead] if d == -1 else d for i, d in enumerate(size)))
 
 
-def _aten_unsqueeze(x: Node, dim: int) -> Node:
-    dim = dim % (x.ndim + 1)
-    return reshape(x, x.shape[:dim] + (1,) + x.shape[dim:])
-
-
 def _aten_unsqueeze_all(x: Node, dims) -> Node:
     """New axes of size 1 at each of ``dims`` (positions in the result)."""
     rank = x.ndim + len(dims)
@@ -203,16 +198,19 @@ def _aten_squeeze(x: Node, dim=None) -> Node:
     return reshape(x, tuple(d for i, d in enumerate(x.shape) if not (i in axes and d == 1)))
 
 
+def _along(rank: int, dim: int, item) -> tuple:
+    """An index taking ``item`` (an int or a slice) on axis ``dim`` and every other axis whole."""
+    at: list = [slice(None)] * rank
+    at[dim] = item
+    return tuple(at)
+
+
 def _aten_select(x: Node, dim: int, index: int) -> Node:
-    at: list = [slice(None)] * x.ndim
-    at[dim] = index
-    return getitem(x, tuple(at))
+    return getitem(x, _along(x.ndim, dim, index))
 
 
 def _aten_slice(x: Node, dim: int = 0, start=None, end=None, step: int = 1) -> Node:
-    at: list = [slice(None)] * x.ndim
-    at[dim] = slice(start, end, step)
-    return getitem(x, tuple(at))
+    return getitem(x, _along(x.ndim, dim, slice(start, end, step)))
 
 
 def _diagonal_index(shape, offset: int, dim1: int, dim2: int, i: int) -> tuple:
@@ -254,15 +252,11 @@ def _aten_diagonal_scatter(x: Node, src: Node, offset: int = 0, dim1: int = 0, d
 
 
 def _aten_slice_scatter(x: Node, src: Node, dim: int = 0, start=None, end=None, step: int = 1) -> Node:
-    at: list = [slice(None)] * x.ndim
-    at[dim] = slice(start, end, step)
-    return _replaced(x, tuple(at), src)
+    return _replaced(x, _along(x.ndim, dim, slice(start, end, step)), src)
 
 
 def _aten_select_scatter(x: Node, src: Node, dim: int, index: int) -> Node:
-    at: list = [slice(None)] * x.ndim
-    at[dim] = index
-    return _replaced(x, tuple(at), src)
+    return _replaced(x, _along(x.ndim, dim, index), src)
 
 
 def _aten_split(x: Node, split_sizes, dim: int = 0) -> tuple[Node, ...]:
@@ -282,10 +276,9 @@ def concatenate(tensors, dim: int = 0) -> Node:
     shape[dim] = sum(p.shape[dim] for p in pieces)
     placed, start = [], 0
     for p in pieces:
-        at: list = [slice(None)] * len(shape)
-        at[dim] = slice(start, start + p.shape[dim])
+        at = _along(len(shape), dim, slice(start, start + p.shape[dim]))
         start += p.shape[dim]
-        placed.append(make_node("scatter", (p,), (normalize_index(tuple(shape), tuple(at)), tuple(shape))))
+        placed.append(make_node("scatter", (p,), (normalize_index(tuple(shape), at), tuple(shape))))
     total = placed[0]
     for piece in placed[1:]:
         total = apply("add", total, piece)
@@ -619,7 +612,7 @@ _linear(
     api=Api(("Reshape",), ("reshape",), generated=False),
     imports=(
         *(aten(name, reshape) for name in ("view", "_unsafe_view", "reshape", "view_copy")),
-        aten("unsqueeze", _aten_unsqueeze),
+        aten("unsqueeze", lambda x, dim: _aten_unsqueeze_all(x, (dim,))),
         aten("squeeze", _aten_squeeze),
         # copies (values unchanged): the same shape
         *(aten(name, lambda x, **_format: x) for name in ("clone", "alias", "lift_fresh_copy")),

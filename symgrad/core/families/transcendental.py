@@ -49,13 +49,49 @@ def _unary(
     )
 
 
+# ----- norms -----
+
+
+def vector_norm(x: Node, ord: float = 2, axes=None, keepdim: bool = False) -> Node:  # noqa: A002 (the usual name)
+    """The 2-norm, or the p-norm for a number ``ord`` >= 1, over ``axes`` (all when None).
+
+    Computed as ``m * norm(x / m)`` with ``m`` a power of two near the mean of |x| (``pow2_scale``,
+    meaning 1 in closed forms), so neither the norm nor its derivatives overflow or underflow
+    where the true values are finite (x = [1e200, 1e200] or [1e-200, 1e-200]).
+    """
+    if isinstance(ord, bool) or not isinstance(ord, int | float) or not 1 <= ord < math.inf:
+        raise OpError(f"Norm: ord must be None or a number >= 1 (vector norms; a finite one), got {ord!r}")
+    axes = normalize_axes("Norm", axes, x.ndim)
+    count = max(math.prod(x.shape[a] for a in axes), 1)
+    magnitude = apply("abs", x)
+    scale = apply("pow2_scale", reduce_sum(apply("mul", magnitude, 1 / count), axes, True))
+    scaled = apply("div", x, scale)
+    if ord == 2:
+        inner = apply("sqrt", reduce_sum(apply("mul", scaled, scaled), axes, keepdim))
+    else:
+        inner = apply("pow", reduce_sum(apply("pow", apply("abs", scaled), ord), axes, keepdim), 1 / ord)
+    return apply("mul", inner, reshape(scale, inner.shape))
+
+
+def _aten_vector_norm(x: Node, ord=2, dim=None, keepdim: bool = False, dtype=None) -> Node:  # noqa: A002
+    return vector_norm(x, ord, tuple(dim) if dim else None, keepdim)
+
+
+# ----- special functions -----
+_unary(
+    "erf", "Erf", sympy.erf,
+    lambda x, ans: apply("mul", 2 / math.sqrt(math.pi), apply("exp", apply("neg", apply("square", x)))),
+    numpy="rt.erf({0})",
+)  # fmt: skip
+
+
 # ----- powers and logarithms -----
 _unary(
     "sqrt", "Sqrt", sympy.sqrt, lambda x, ans: apply("div", 0.5, ans), simd=False,  # an instruction
     imports=(
         aten("rsqrt", lambda x: apply("div", 1, apply("sqrt", x))),
         lax("rsqrt", lambda x: apply("div", 1, apply("sqrt", x))),
-        aten("linalg_vector_norm", lambda *a, **k: _aten_vector_norm(*a, **k)),  # defined below
+        aten("linalg_vector_norm", _aten_vector_norm),
     ),
 )  # fmt: skip
 _unary("exp", "Exp", sympy.exp, lambda x, ans: ans)
@@ -189,40 +225,6 @@ _unary(
     np_name="arctanh",
 )  # fmt: skip
 
-# ----- norms -----
-
-
-def vector_norm(x: Node, ord: float = 2, axes=None, keepdim: bool = False) -> Node:  # noqa: A002 (the usual name)
-    """The 2-norm, or the p-norm for a number ``ord`` >= 1, over ``axes`` (all when None).
-
-    Computed as ``m * norm(x / m)`` with ``m`` a power of two near the mean of |x| (``pow2_scale``,
-    meaning 1 in closed forms), so neither the norm nor its derivatives overflow or underflow
-    where the true values are finite (x = [1e200, 1e200] or [1e-200, 1e-200]).
-    """
-    if isinstance(ord, bool) or not isinstance(ord, int | float) or not 1 <= ord < math.inf:
-        raise OpError(f"Norm: ord must be None or a number >= 1 (vector norms; a finite one), got {ord!r}")
-    axes = normalize_axes("Norm", axes, x.ndim)
-    count = max(math.prod(x.shape[a] for a in axes), 1)
-    magnitude = apply("abs", x)
-    scale = apply("pow2_scale", reduce_sum(apply("mul", magnitude, 1 / count), axes, True))
-    scaled = apply("div", x, scale)
-    if ord == 2:
-        inner = apply("sqrt", reduce_sum(apply("mul", scaled, scaled), axes, keepdim))
-    else:
-        inner = apply("pow", reduce_sum(apply("pow", apply("abs", scaled), ord), axes, keepdim), 1 / ord)
-    return apply("mul", inner, reshape(scale, inner.shape))
-
-
-def _aten_vector_norm(x: Node, ord=2, dim=None, keepdim: bool = False, dtype=None) -> Node:  # noqa: A002
-    return vector_norm(x, ord, tuple(dim) if dim else None, keepdim)
-
-
-# ----- special functions -----
-_unary(
-    "erf", "Erf", sympy.erf,
-    lambda x, ans: apply("mul", 2 / math.sqrt(math.pi), apply("exp", apply("neg", apply("square", x)))),
-    numpy="rt.erf({0})",
-)  # fmt: skip
 # Modified Bessel functions of the first kind, I_n(x) (n = 0, 1, 2, ...: the op's parameter):
 # I_n' = (I_{n-1} + I_{n+1}) / 2, with I_{-1} = I_1, so every order is the same row. Computed by
 # their power series sum_k (x/2)^(2k+n) / (k! (k+n)!), whose terms all have one sign (no

@@ -1,0 +1,32 @@
+"""What every importer does with one recorded op: build it from its row, check it against the record."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from symgrad.core.families.conversion import cast
+from symgrad.core.graph import Node, const
+from symgrad.core.registry import Imported, OpDef, make_node
+from symgrad.errors import OpError
+
+
+def build(op: OpDef, entry: Imported, args, kwargs: dict, who: str) -> Node:
+    """The node ``entry`` stands for: its ``build`` on the framework's arguments, or ``op`` on the
+    positional ones (numbers as constants) where it has none and no keyword arguments are given."""
+    if entry.build is not None:
+        return entry.build(*args, **kwargs)
+    if kwargs:
+        raise OpError(
+            f"{who}: the {entry.framework} op {entry.name!r} with arguments {sorted(kwargs)} has no row"
+        )
+    return make_node(op.name, tuple(a if isinstance(a, Node) else const(a) for a in args))
+
+
+def as_recorded(node: Node, shape: tuple, dtype, who: str, what: str) -> Node:
+    """``node`` checked against the shape the framework recorded, and cast to its dtype (the two
+    promote Python numbers and 0-d tensors differently)."""
+    if node.shape != tuple(shape):
+        raise OpError(
+            f"{who}: {what} gives shape {node.shape} in symgrad and {tuple(shape)} in the framework"
+        )
+    return cast(node, np.dtype(dtype))
