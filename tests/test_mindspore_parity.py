@@ -2,7 +2,7 @@
 
 Each program is written once against ``ms`` (the library under test) and stores what it
 computed in ``result``. Runs where MindSpore is installed (pip install 'symgrad[mindspore]').
-Measured with MindSpore 2.10.0 on the CPU: all 31 programs agree. Integer indexing and ``x ** 3``
+Measured with MindSpore 2.10.0 on the CPU: all 45 programs agree. Integer indexing and ``x ** 3``
 are left out because MindSpore 2.10 itself fails on them under NumPy 2 in PyNative mode
 (so does grad with has_aux on a tuple output); indexing is covered by the guide's
 ``out[0][0]`` example, has_aux by MindSpore's documented example in test_api.py.
@@ -30,6 +30,49 @@ f32 = lambda *v: Tensor(np.array(v, np.float32))
 """
 
 PROGRAMS = {
+    "gather_and_cumsum": """
+x = Tensor(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.5]], np.float32))
+columns = Tensor(np.array([[2, 0], [2, 1]], np.int32))
+rows = Tensor(np.array([1, 0, 1], np.int32))
+def fn(x):
+    picked = ops.square(ops.gather(x, columns, 1)).sum() + ops.mul(ops.Gather()(x, rows, 0), f32(3.0)).sum()
+    return picked + ops.mul(ops.cumsum(x, 1), x).sum() + ops.mul(ops.CumSum(exclusive=True, reverse=True)(x, 0), x).sum()
+result = (ops.gather(x, columns, 1), ops.CumSum(True, True)(x, 1), ops.cumsum(x, 0), fn(x), ops.grad(fn)(x))
+""",
+    "layer_norm_and_its_parameters": """
+net = nn.LayerNorm((2, 3), begin_norm_axis=1, begin_params_axis=1, epsilon=1e-5)
+net.gamma.set_data(Tensor(np.array([[1.0, 2.0, 0.5], [1.5, -1.0, 1.0]], np.float32)))
+x = Tensor(np.array([[[1.0, 2.0, 3.0], [4.0, 5.0, 6.5]], [[0.5, -1.0, 2.0], [0.0, 1.0, -2.0]]], np.float32))
+def fn(x):
+    return ops.mul(net(x), x).sum()
+grads = ops.GradOperation(get_all=True, get_by_list=True)(fn, net.trainable_params())(x)
+result = ([p.name for p in net.trainable_params()] == ["gamma", "beta"], net(x), grads)
+""",
+    "batch_norm_training_updates_moving_statistics": """
+x = Tensor(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.5], [0.5, -1.0, 2.0]], np.float32))
+moving_mean = Parameter(Tensor(np.zeros(3, np.float32)), name="moving_mean", requires_grad=False)
+moving_var = Parameter(Tensor(np.ones(3, np.float32)), name="moving_var", requires_grad=False)
+scale, bias = f32(1.0, 2.0, 0.5), f32(0.1, 0.2, 0.3)
+norm = ops.BatchNorm(is_training=True, epsilon=1e-5, momentum=0.1)
+def fn(x, scale, bias):
+    return ops.mul(norm(x, scale, bias, moving_mean, moving_var)[0], x).sum()
+grads = ops.grad(fn, (0, 1, 2))(x, scale, bias)
+result = (grads, moving_mean.value(), moving_var.value())
+""",
+    "softmax_cross_entropy_trains": """
+w0 = np.array([[0.2, -0.4, 0.1], [0.5, 0.3, -0.2], [-0.1, 0.2, 0.4]], np.float32)
+net = nn.Dense(3, 3, weight_init=Tensor(w0), bias_init=Tensor(np.zeros(3, np.float32)))
+sparse = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+step = nn.TrainOneStepCell(nn.WithLossCell(net, sparse), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+x = Tensor(np.array([[1.0, 2.0, -1.0], [0.5, -0.5, 2.0]], np.float32))
+labels = Tensor(np.array([2, 0], np.int32))
+losses = [step(x, labels) for _ in range(3)]
+dense = nn.SoftmaxCrossEntropyWithLogits()
+probabilities = Tensor(np.array([[0.0, 1.0, 0.0], [0.2, 0.3, 0.5]], np.float32))
+def fn(logits):
+    return dense(logits, probabilities).sum()
+result = (losses, net.weight.value(), dense(x, probabilities), ops.grad(fn)(x))
+""",
     "register_hook_on_parameter_intermediate_and_input": """
 seen = []
 class Net(nn.Cell):

@@ -83,6 +83,16 @@ CASES = {
         lambda a: 0.5 * a * (1 + np.tanh(np.sqrt(2 / np.pi) * (a + 0.044715 * a**3))),
     ),
     "softplus_large": (lambda t: ops.softplus(t * 300), lambda a: np.logaddexp(0, a * 300)),
+    "gather_repeats": (
+        lambda t: ops.gather(t, Tensor(np.array([[3, 0], [3, 3]], np.int32)), 1) ** 2,
+        lambda a: np.take(a, [[3, 0], [3, 3]], axis=1) ** 2,
+    ),
+    "Gather_rows": (lambda t: ops.Gather()(t, [2, 0], 0) * WEIGHTS[:2], lambda a: a[[2, 0]] * WEIGHTS[:2]),
+    "cumsum": (lambda t: ops.cumsum(t, 1) * WEIGHTS, lambda a: np.cumsum(a, 1) * WEIGHTS),
+    "CumSum_exclusive_reverse": (
+        lambda t: ops.CumSum(exclusive=True, reverse=True)(t, 0) * WEIGHTS,
+        lambda a: (np.cumsum(a[::-1], 0)[::-1] - a) * WEIGHTS,
+    ),
     "floor_div": (
         lambda t: ops.FloorDiv()(t, 0.3) + t // 0.7 + t,
         lambda a: np.floor_divide(a, 0.3) + a // 0.7 + a,
@@ -181,6 +191,14 @@ def test_new_activation_cells_and_squeeze_classes():
         (lambda t: ops.einsum("ij,jk->ik", t, t), "Einsum: letter 'j' has sizes 4 and 3"),
         (lambda t: ops.einsum("i...->i", t), "no ellipsis"),
         (lambda t: ops.einsum("ij->k", t), "Einsum: output 'k' must name distinct letters"),
+        (lambda t: ops.gather(t, [0, 4], 1), r"Gather: input_indices must lie in \[0, 4\) .* from 0 to 4"),
+        (lambda t: ops.gather(t, [-1], 0), r"Gather: input_indices must lie in \[0, 3\)"),
+        (
+            lambda t: ops.gather(t, [0], 2),
+            r"Gather: axis 2 is out of range for input_params of shape \(3, 4\)",
+        ),
+        (lambda t: ops.gather(t, [0], 0, batch_dims=1), "Gather: batch_dims=1 is not supported"),
+        (lambda t: ops.CumSum()(t, -3), r"CumSum: axis -3 is out of range for x of shape \(3, 4\)"),
         (lambda t: ops.tile(t, (0, 1)), r"Tile: every multiple must be >= 1, got \(0, 1\)"),
         (lambda t: ops.norm(t, "fro"), "Norm: ord must be None or a number >= 1"),
         (lambda t: ops.BatchMatMul()(t, t), r"BatchMatMul: shapes \(3, 4\) and \(3, 4\) do not chain"),
@@ -195,6 +213,11 @@ def test_new_activation_cells_and_squeeze_classes():
 def test_bad_arguments_name_the_op(call, message):
     with pytest.raises(OpError, match=message):
         call(Tensor(np.ones((3, 4))))
+
+
+def test_gather_refuses_float_indices_with_a_type_error():
+    with pytest.raises(TypeError, match="Gather: input_indices must hold integers, got dtype float64"):
+        ops.gather(Tensor(np.ones((3, 4))), np.array([0.0, 1.0]), 0)
 
 
 def test_a_float32_gradient_is_float32_even_through_broadcast_numbers():

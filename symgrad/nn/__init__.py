@@ -18,7 +18,8 @@ from symgrad.nn.layers import (
     Tanh,
     set_seed,
 )
-from symgrad.nn.loss import L1Loss, MSELoss
+from symgrad.nn.loss import L1Loss, MSELoss, SoftmaxCrossEntropyWithLogits
+from symgrad.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from symgrad.nn.optim import SGD, Momentum
 from symgrad.nn.transforms import Jvp, Vjp
 from symgrad.nn.wrap import ForwardValueAndGrad, TrainOneStepCell, WithLossCell
@@ -26,6 +27,10 @@ from symgrad.nn.wrap import ForwardValueAndGrad, TrainOneStepCell, WithLossCell
 __all__ = [
     "ELU",
     "SGD",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "LayerNorm",
+    "SoftmaxCrossEntropyWithLogits",
     "ForwardValueAndGrad",
     "L1Loss",
     "MSELoss",

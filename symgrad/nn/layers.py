@@ -12,13 +12,17 @@ from symgrad.nn.cell import Cell
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
 
+_rng = np.random.default_rng(0)
 
-def _initial(init, shape, fan_in: int, rng: np.random.Generator) -> np.ndarray:
-    """Initial values from a Tensor or array of ``shape``, a number, or an initializer's name."""
+
+def initial_value(init, shape, fan_in: int, who: str = "Dense") -> np.ndarray:
+    """Initial values from a Tensor or array of ``shape``, a number, or an initializer's name
+    (drawn from the layers' seeded generator); ``who`` names the layer in errors."""
+    rng = _rng
     if isinstance(init, Tensor | np.ndarray | list):
         value = np.asarray(init.asnumpy() if isinstance(init, Tensor) else init, dtype=np.float32)
         if value.shape != tuple(shape):
-            raise ValueError(f"Dense: initial value has shape {value.shape}, expected {tuple(shape)}")
+            raise ValueError(f"{who}: initial value has shape {value.shape}, expected {tuple(shape)}")
         return value
     if isinstance(init, int | float | np.number) and not isinstance(init, bool):
         return np.full(shape, init, np.float32)
@@ -33,22 +37,23 @@ def _initial(init, shape, fan_in: int, rng: np.random.Generator) -> np.ndarray:
     }
     key = str(init).lower().replace("_", "")
     if key not in table:
-        raise ValueError(f"Dense: unknown initializer {init!r}; known: {sorted(table)}")
+        raise ValueError(f"{who}: unknown initializer {init!r}; known: {sorted(table)}")
     return table[key]().astype(np.float32)
-
-
-_rng = np.random.default_rng(0)
 
 
 def _weight_and_bias(cell, shape: tuple, fan_in: int, weight_init, bias_init, has_bias: bool, dtype) -> None:
     """A layer's ``weight`` of ``shape`` and, with ``has_bias``, its ``bias`` (one per output, the
     first axis), from MindSpore's initializers; a HeUniform bias is uniform in +-1/sqrt(fan_in)."""
     np_dtype = mstype.to_dtype(dtype).np
-    cell.weight = Parameter(_initial(weight_init, shape, fan_in, _rng).astype(np_dtype), name=None)
+    cell.weight = Parameter(
+        initial_value(weight_init, shape, fan_in, type(cell).__name__).astype(np_dtype), name=None
+    )
     cell.has_bias = has_bias
     if has_bias:
         bias_init = "uniform" if isinstance(bias_init, str) and bias_init == "HeUniform" else bias_init
-        cell.bias = Parameter(_initial(bias_init, shape[:1], fan_in, _rng).astype(np_dtype), name=None)
+        cell.bias = Parameter(
+            initial_value(bias_init, shape[:1], fan_in, type(cell).__name__).astype(np_dtype), name=None
+        )
 
 
 def set_seed(seed: int) -> None:

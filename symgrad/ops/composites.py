@@ -250,6 +250,69 @@ def einsum(equation: str, *operands) -> Tensor:
     return F.reduce_sum(product, summed) if summed else product
 
 
+def _index_values(indices, size: int, who: str, arg: str) -> np.ndarray:
+    """Integer ``indices`` (a Tensor, an array, a list or an int) as an array, each in [0, size)."""
+    value = indices.asnumpy() if isinstance(indices, Tensor) else np.asarray(indices)
+    if value.dtype.kind not in "iu":
+        raise TypeError(f"{who}: {arg} must hold integers, got dtype {value.dtype}")
+    if value.size and (value.min() < 0 or value.max() >= size):
+        raise OpError(
+            f"{who}: {arg} must lie in [0, {size}) for an axis of size {size}, "
+            f"got values from {value.min()} to {value.max()}"
+        )
+    return value
+
+
+def gather(input_params, input_indices, axis: int, batch_dims: int = 0) -> Tensor:
+    """Slices of ``input_params`` along ``axis`` picked by integer ``input_indices``: the result has
+    shape ``params.shape[:axis] + indices.shape + params.shape[axis + 1:]``, as MindSpore's.
+
+    The indices are data (integers carry no gradient): their values are read when the call is
+    traced. The gradient adds each output slice back where it was taken from (repeats add up).
+    """
+    t = F.as_tensor(input_params, "Gather", "input_params")
+    if batch_dims != 0:
+        raise OpError(f"Gather: batch_dims={batch_dims} is not supported (symgrad gathers with batch_dims=0)")
+    if not -t.ndim <= axis < t.ndim:
+        raise OpError(f"Gather: axis {axis} is out of range for input_params of shape {t.shape}")
+    axis %= t.ndim
+    index = _index_values(input_indices, t.shape[axis], "Gather", "input_indices")
+    lead = (slice(None),) * axis
+    picked = [t[lead + (int(i),)] for i in index.ravel()]
+    shape = t.shape[:axis] + index.shape + t.shape[axis + 1 :]
+    if not picked:
+        return Tensor(np.zeros(shape, t.dtype.np))
+    return F.stack(picked, axis).reshape(shape)
+
+
+def cumsum(x, axis: int, dtype=None) -> Tensor:
+    """Running sums along ``axis`` (in ``dtype`` when given), as MindSpore's ``ops.cumsum``."""
+    t = F.as_tensor(x, "cumsum", "x")
+    return running_sum(t if dtype is None else t.astype(dtype), axis)
+
+
+def running_sum(x, axis: int, exclusive: bool = False, reverse: bool = False) -> Tensor:
+    """Running sums along ``axis`` (``exclusive``: each leaves out its own entry; ``reverse``: from
+    the end), as MindSpore's ``CumSum``: one addition per entry, so the gradient is the running sum
+    of the cotangent the other way."""
+    t = F.as_tensor(x, "CumSum", "x")
+    if t.ndim == 0 or not -t.ndim <= axis < t.ndim:
+        raise OpError(f"CumSum: axis {axis} is out of range for x of shape {t.shape}")
+    axis %= t.ndim
+    lead = (slice(None),) * axis
+    order = range(t.shape[axis] - 1, -1, -1) if reverse else range(t.shape[axis])
+    sums: dict[int, Tensor] = {}
+    running = None
+    for k in order:
+        entry = t[lead + (k,)]
+        if exclusive:
+            sums[k] = F.zeros_like(entry) if running is None else running
+        running = entry if running is None else running + entry
+        if not exclusive:
+            sums[k] = running
+    return F.stack([sums[k] for k in range(t.shape[axis])], axis)
+
+
 # ----- normalisation -----
 def batch_norm(
     input_x,
@@ -317,6 +380,8 @@ __all__ = sorted(
         "bessel_i0",
         "bessel_i1",
         "conv2d",
+        "cumsum",
+        "gather",
         "batch_norm",
         "clamp",
         "clip_by_value",

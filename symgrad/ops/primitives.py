@@ -146,6 +146,26 @@ class Conv2D(Primitive):
         return C.conv2d(x, w, None, self.stride, self.pad_mode, self.pad, self.dilation, self.group)
 
 
+class Gather(Primitive):
+    """``Gather(batch_dims=0)(input_params, input_indices, axis)``: see ``composites.gather``."""
+
+    def __init__(self, batch_dims: int = 0):
+        self.batch_dims = batch_dims
+
+    def __call__(self, input_params, input_indices, axis):
+        return C.gather(input_params, input_indices, axis, self.batch_dims)
+
+
+class CumSum(Primitive):
+    """``CumSum(exclusive=False, reverse=False)(input, axis)``: running sums along ``axis``."""
+
+    def __init__(self, exclusive: bool = False, reverse: bool = False):
+        self.exclusive, self.reverse = bool(exclusive), bool(reverse)
+
+    def __call__(self, input, axis):  # noqa: A002 - MindSpore's name
+        return C.running_sum(input, axis, self.exclusive, self.reverse)
+
+
 class BesselI0(Primitive):
     """``BesselI0()(x)``: I0(x)."""
 
@@ -349,6 +369,8 @@ __all__ = sorted(
         "BesselI0",
         "BesselI1",
         "Conv2D",
+        "CumSum",
+        "Gather",
         "Elu",
         "ExpandDims",
         "GeLU",
