@@ -25,6 +25,10 @@ class EmptyPositionError(GradError, RuntimeError):
     """An empty grad_position (MindSpore raises RuntimeError)."""
 
 
+class BpropResultError(GradError, RuntimeError):
+    """A custom bprop returned the wrong number, kind or shape of gradients (MindSpore raises RuntimeError)."""
+
+
 class GradNotFoundError(GradError, RuntimeError):
     """``get_grad`` was asked for a position or Parameter that has no gradient in the result."""
 

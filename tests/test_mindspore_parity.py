@@ -320,6 +320,61 @@ def flatten(value, path="result"):
         yield path, f"tensor{tuple(array.shape)}:{array.dtype}", array
 
 
+# programs MindSpore refuses: symgrad raises the same kind of error (the classes MindSpore 2.10 raised)
+REFUSED = {
+    "jvp_tangent_of_another_dtype": (TypeError, "ops.jvp(fn, (x, y), (Tensor(np.ones(2, np.int32)), y))"),
+    "jvp_tangent_of_another_shape": (ValueError, "ops.jvp(fn, (x, y), (Tensor(np.ones(3, np.float32)), y))"),
+    "jvp_too_few_tangents": (ValueError, "ops.jvp(fn, (x, y), (x,))"),
+    "jvp_number_tangents": (TypeError, "ops.jvp(fn, (x, y), (1.0, 2.0))"),
+    "vjp_sens_of_another_dtype": (TypeError, "ops.vjp(fn, x, y)[1](Tensor(np.ones(2, np.float64)))"),
+    "vjp_sens_of_another_shape": (ValueError, "ops.vjp(fn, x, y)[1](Tensor(np.ones(3, np.float32)))"),
+    "vjp_number_sens": (TypeError, "ops.vjp(fn, x, y)[1](1.0)"),
+    "vjp_number_input": (TypeError, "ops.vjp(fn, 1.0, y)"),
+    "bprop_too_few_gradients": (
+        RuntimeError,
+        "grad_all(with_bprop(lambda self, x, y, out, dout: (dout,)))(x, y)",
+    ),
+    "bprop_not_a_tuple": (RuntimeError, "grad_all(with_bprop(lambda self, x, y, out, dout: dout))(x, y)"),
+    "bprop_gradient_of_another_shape": (
+        RuntimeError,
+        "grad_all(with_bprop(lambda self, x, y, out, dout: (Tensor(np.ones(3, np.float32)), dout)))(x, y)",
+    ),
+    "bprop_number_gradient": (
+        RuntimeError,
+        "grad_all(with_bprop(lambda self, x, y, out, dout: (1.0, dout)))(x, y)",
+    ),
+    "bprop_with_an_extra_parameter": (
+        TypeError,
+        "grad_all(with_bprop(lambda self, x, y, z, out, dout: (dout, dout)))(x, y)",
+    ),
+    "grad_operation_sens_of_another_dtype": (
+        TypeError,
+        "ops.GradOperation(sens_param=True)(fn)(x, y, Tensor(np.ones(2)))",
+    ),
+}
+REFUSED_HEADER = """
+def fn(x, y):
+    return ops.mul(x, y)
+x, y = f32(1.0, 2.0), f32(3.0, 4.0)
+grad_all = ops.GradOperation(get_all=True)
+def with_bprop(bprop):
+    class Net(nn.Cell):
+        def construct(self, x, y):
+            return ops.mul(x, y)
+    Net.bprop = bprop
+    return Net()
+result = None
+"""
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_symgrad_refuses_what_real_mindspore_refuses(name, tmp_path):
+    kind, call = REFUSED[name]
+    for lib in ("mindspore", "symgrad"):
+        with pytest.raises(kind):
+            run(lib, REFUSED_HEADER + call, tmp_path)
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_symgrad_matches_real_mindspore(name, tmp_path):
     expected = list(flatten(run("mindspore", PROGRAMS[name], tmp_path)))

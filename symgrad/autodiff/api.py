@@ -24,7 +24,7 @@ from symgrad.autodiff.tracing import (
     trace_inputs,
 )
 from symgrad.core.families.structural import zeros_like
-from symgrad.errors import EmptyPositionError, GradError, GradNotFoundError
+from symgrad.errors import EmptyPositionError, GradError, GradNotFoundError, GradTypeError
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
 
@@ -243,6 +243,9 @@ def vjp(fn: Callable, *args, weights=None, has_aux: bool = False):
         result = reverse(fn, inputs, range(len(inputs)), [], v, has_aux, "vjp")
         return (tuple(result.outputs) if result.is_tuple else result.outputs[0]), tuple(result.input_grads)
     inputs = args
+    for i, x in enumerate(inputs):
+        if not isinstance(x, Tensor):  # MindSpore: "The inputs type must be Tensor."
+            raise GradTypeError(f"vjp: every input must be a Tensor, input {i} is {type(x).__name__}")
     # fn runs once (its side effects too, as in MindSpore); each vjp_fn(v) evaluates the pullback
     first = reverse(fn, inputs, range(len(inputs)), params, None, has_aux, "vjp", pullback=True)
     outs = first.outputs

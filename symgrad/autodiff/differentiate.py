@@ -48,6 +48,11 @@ def _sens_list(sens, outputs: list[Tensor], is_tuple: bool, who: str) -> list[Te
                 f"{who}: sens[{i}] has shape {s.shape} but the network output "
                 f"{'[' + str(i) + '] ' if is_tuple else ''}has shape {o.shape}"
             )
+        if s.dtype != o.dtype:  # MindSpore: "The dtype should be Float32, but got Float64"
+            raise GradTypeError(
+                f"{who}: sens[{i}] has dtype {s.dtype} but the network output "
+                f"{'[' + str(i) + '] ' if is_tuple else ''}has dtype {o.dtype}"
+            )
     return parts
 
 
@@ -197,6 +202,8 @@ def forward(fn: Callable, inputs: Sequence[Tensor], tangents: Sequence[Tensor], 
             )
         if v.shape != x.shape:
             raise GradError(f"{who}: tangent {i} has shape {v.shape} but input {i} has shape {x.shape}")
+        if v.dtype != x.dtype:  # MindSpore: "Type Join Failed"
+            raise GradTypeError(f"{who}: tangent {i} has dtype {v.dtype} but input {i} has dtype {x.dtype}")
         seeds[leaf._node] = trace.leaf(v, "v" if len(inputs) == 1 else f"v_{chr(97 + i)}")._node
     with recording.inside_trace():
         outputs, is_tuple = as_outputs(fn(*leaves), fn)

@@ -16,7 +16,7 @@ from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import getitem, normalize_index, reshape, unbroadcast
 from symgrad.core.graph import Node, free_vars
 from symgrad.core.registry import make_node
-from symgrad.errors import GradError
+from symgrad.errors import BpropResultError
 from symgrad.tensor import Tensor, as_operand, merge_env
 
 
@@ -48,7 +48,7 @@ class BpropRule:
         who = f"{type(self.cell).__name__}.bprop"
         _check_no_parameters(self.cell, grads, who)
         if len(grads) < len(self.args):
-            raise GradError(f"{who} returned {len(grads)} gradient(s) for {len(self.args)} input(s)")
+            raise BpropResultError(f"{who} returned {len(grads)} gradient(s) for {len(self.args)} input(s)")
         tensor_grads = [g for a, g in zip(self.args, grads) if isinstance(a, Tensor)]
         return [_as_cotangent(g, x, who) for x, g in zip(node.args[1:], tensor_grads)]
 
@@ -107,19 +107,16 @@ def _as_cotangent(grad, x: Node, who: str) -> Node | None:
     """A bprop result summed down to the input's shape and cast to its dtype, as MindSpore does."""
     if grad is None:
         return None
-    try:
-        g = as_operand(grad)
-    except TypeError:
-        raise GradError(
-            f"{who} returned {type(grad).__name__} where a Tensor gradient was expected"
-        ) from None
+    if not isinstance(grad, Tensor | np.ndarray):  # MindSpore refuses numbers there too
+        raise BpropResultError(f"{who} returned {type(grad).__name__} where a Tensor gradient was expected")
+    g = as_operand(grad)
     if g.shape != x.shape:
         try:
             g = unbroadcast(
                 make_node("broadcast_to", (g,), (tuple(x.shape),)) if g.ndim < x.ndim else g, x.shape
             )
         except Exception:
-            raise GradError(
+            raise BpropResultError(
                 f"{who} returned a gradient of shape {g.shape} for an input of shape {x.shape}"
             ) from None
     return cast(g, x.dtype) if x.dtype is not None and g.dtype != x.dtype else g
