@@ -2,7 +2,7 @@
 
 Each program is written once against ``ms`` (the library under test) and stores what it
 computed in ``result``. Runs where MindSpore is installed (pip install 'symgrad[mindspore]').
-Measured with MindSpore 2.10.0 on the CPU: all 45 programs agree. Integer indexing and ``x ** 3``
+Measured with MindSpore 2.10.0 on the CPU: all 46 programs agree. Integer indexing and ``x ** 3``
 are left out because MindSpore 2.10 itself fails on them under NumPy 2 in PyNative mode
 (so does grad with has_aux on a tuple output); indexing is covered by the guide's
 ``out[0][0]`` example, has_aux by MindSpore's documented example in test_api.py.
@@ -30,6 +30,17 @@ f32 = lambda *v: Tensor(np.array(v, np.float32))
 """
 
 PROGRAMS = {
+    "integer_intermediates_cast_the_gradient": """
+x = Tensor(np.array([1, 2, -3], np.int32))
+y = f32(0.3, 1.25, 0.7)
+def square_times(x, y):
+    return ops.mul(ops.mul(x, x), y).sum()
+def sum_times(x, y):
+    return ops.mul(ops.add(ops.mul(x, Tensor(np.array([3], np.int32))), x), y).sum()
+def through_a_cast(x, y):
+    return ops.mul(ops.cast(ops.mul(y, f32(2.5)), ms.int32), x).sum()
+result = tuple(ops.grad(f, (0, 1))(x, y) for f in (square_times, sum_times, through_a_cast))
+""",
     "gather_and_cumsum": """
 x = Tensor(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.5]], np.float32))
 columns = Tensor(np.array([[2, 0], [2, 1]], np.int32))

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from symgrad.core import families  # noqa: F401  (fills the op table)
+from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import broadcast_to, unbroadcast, zeros_like
 from symgrad.core.graph import Node, Var, topo_order
 from symgrad.core.registry import CUSTOM, ELEMENTWISE, LINEAR, NONDIFF, as_node, lookup, make_node
@@ -100,6 +101,8 @@ def vjp_sweep(pairs: Sequence[tuple[Node, Node]], wrt: Sequence[Node]) -> list[N
         ct = cot.get(node)
         if ct is None or not node.args or node not in active:
             continue
+        if node.dtype is not None and node.dtype.kind in "iu" and ct.dtype != node.dtype:
+            ct = cast(ct, node.dtype)  # as MindSpore: the gradient at an integer node is an integer tensor
         op = lookup(node.op)
         if op.kind == ELEMENTWISE:
             arg_ct = [
