@@ -80,19 +80,36 @@ def _derive(args) -> int:
     return 0
 
 
+def _run_guarded(path: str, run):
+    """``run(script)`` for a user's script; its errors shown as Python would, without our frames."""
+    from symgrad.errors import FrameworkMissing
+
+    script = _script(path)
+    try:
+        return run(script)
+    except FrameworkMissing as exc:  # what to install, in one line
+        raise UsageError(str(exc)) from None
+    except Exception as exc:  # the user's error
+        _show_user_error(exc, script)
+        raise ScriptError(f"{path} raised {type(exc).__name__} (traceback above)") from None
+
+
+def _show_user_error(exc: BaseException, script: Path) -> None:
+    tb = exc.__traceback__
+    while tb is not None and Path(tb.tb_frame.f_code.co_filename).resolve() != script.resolve():
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb or exc.__traceback__, file=sys.stderr)
+
+
 def _run_collecting(path: str, collector) -> list:
     """Run a user's script inside ``collector`` (a context yielding a list); return what it gathered."""
-    script = _script(path)
-    with collector as gathered:
-        try:
+
+    def run(script: Path) -> list:
+        with collector as gathered:
             runpy.run_path(str(script), run_name="__main__")
-        except Exception as exc:  # the user's error: show it as Python would, without our frames
-            tb = exc.__traceback__
-            while tb is not None and Path(tb.tb_frame.f_code.co_filename).resolve() != script.resolve():
-                tb = tb.tb_next
-            traceback.print_exception(type(exc), exc, tb or exc.__traceback__, file=sys.stderr)
-            raise ScriptError(f"{path} raised {type(exc).__name__} (traceback above)") from None
-    return gathered
+        return gathered
+
+    return _run_guarded(path, run)
 
 
 def _explain(args) -> int:
@@ -115,7 +132,12 @@ def _verify(args) -> int:
     """Run a script, print every report its ``symgrad.verify`` calls make; 1 on a real mismatch."""
     from symgrad.verification import collect
 
-    reports = _run_collecting(args.script, collect())
+    if args.against_mindspore:
+        from symgrad.verification.mindspore_script import verify_mindspore_script
+
+        reports = [_run_guarded(args.script, verify_mindspore_script)]
+    else:
+        reports = _run_collecting(args.script, collect())
     if not reports:
         raise UsageError(f"{args.script} made no symgrad.verify(...) call; nothing was checked")
     for report in reports:
@@ -149,6 +171,12 @@ def parser() -> argparse.ArgumentParser:
     _formats(explain)
     verify = sub.add_parser("verify", help="run the gradient checks (symgrad.verify calls) a script declares")
     verify.add_argument("script", help="a Python file that calls symgrad.verify(...)")
+    verify.add_argument(
+        "--against-mindspore",
+        action="store_true",
+        help="run a MindSpore script on MindSpore and on symgrad and compare every gradient it computes "
+        "(custom bprops included) with symgrad's exact ones",
+    )
     return main
 
 

@@ -35,3 +35,7 @@ class GradNotFoundError(GradError, RuntimeError):
 
 class UnboundError(SymgradError, ValueError):
     """A graph was evaluated while one of its variables had no value."""
+
+
+class FrameworkMissing(SymgradError, ImportError):
+    """A check needs a framework (MindSpore, PyTorch, JAX) that is not installed."""

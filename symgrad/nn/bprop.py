@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import contextlib
+import contextvars
 import functools
 import inspect
 import math
@@ -18,6 +20,30 @@ from symgrad.core.graph import Node, free_vars
 from symgrad.core.registry import make_node
 from symgrad.errors import BpropResultError
 from symgrad.tensor import Tensor, as_operand, merge_env
+
+_SET_ASIDE: contextvars.ContextVar[list | None] = contextvars.ContextVar("bprops_set_aside", default=None)
+
+
+@contextlib.contextmanager
+def bprops_set_aside():
+    """Inside, Cells' custom bprops are ignored (symgrad differentiates ``construct`` itself); yields
+    the names of the Cell classes whose bprop was set aside, as they are met."""
+    met: list[str] = []
+    token = _SET_ASIDE.set(met)
+    try:
+        yield met
+    finally:
+        _SET_ASIDE.reset(token)
+
+
+def bprop_set_aside(cell) -> bool:
+    """True (and noted) when ``cell``'s bprop is to be ignored: inside :func:`bprops_set_aside`."""
+    met = _SET_ASIDE.get()
+    if met is None:
+        return False
+    if type(cell).__name__ not in met:
+        met.append(type(cell).__name__)
+    return True
 
 
 class BpropRule:

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterator
 
-from symgrad.nn.bprop import with_bprop
+from symgrad.nn.bprop import bprop_set_aside, with_bprop
 from symgrad.parameter import Parameter
 
 
 class Cell:
     """Base class of networks; sub-cells and Parameters assigned as attributes are tracked."""
+
+    training: bool  # set_train() sets it; False until then, as in MindSpore
 
     def __init__(self, auto_prefix: bool = True, flags=None):
         object.__setattr__(self, "_params", OrderedDict())
@@ -43,7 +45,7 @@ class Cell:
 
     def __call__(self, *args, **kwargs):
         out = self.construct(*args, **kwargs)
-        if callable(getattr(self, "bprop", None)) and not kwargs:
+        if callable(getattr(self, "bprop", None)) and not kwargs and not bprop_set_aside(self):
             return with_bprop(self, args, out)
         return out
 
