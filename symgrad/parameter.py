@@ -126,8 +126,12 @@ def flatten(params) -> np.ndarray:
 def unflatten(params, theta: np.ndarray) -> None:
     """Load ``theta`` (as :func:`flatten` lays it out) into ``params``, each keeping its dtype."""
     params = list(params)
-    sizes = [int(np.prod(p.shape)) for p in params]
-    if sum(sizes) != theta.size:
-        raise ValueError(f"unflatten: the parameters hold {sum(sizes)} values, got {theta.size}")
-    for p, start, size in zip(params, np.cumsum([0, *sizes]), sizes):
-        p.assign(theta[start : start + size].reshape(p.shape).astype(p._data.dtype))
+    total = sum(p._data.size for p in params)
+    if total != theta.size:
+        raise ValueError(f"unflatten: the parameters hold {total} values, got {theta.size}")
+    start = 0
+    for p in params:
+        data = p._data
+        stop = start + data.size
+        p.assign(theta[start:stop].reshape(data.shape).astype(data.dtype))  # a copy: callers reuse theta
+        start = stop

@@ -19,7 +19,6 @@ from symgrad.pinn.threads import one_pool
 from symgrad.pinn.training import (
     NonFiniteLoss,
     _check_limits,
-    all_finite,
     explain_non_finite,
     kernels_in_use,
     progress_bar,
@@ -92,7 +91,8 @@ def lbfgs(
         nonlocal last_finite
         unflatten(params, theta)
         total, grads = total_loss(losses)
-        if not all_finite(total, grads):
+        gradient = np.concatenate([np.asarray(g, np.float64).ravel() for g in grads])
+        if not (math.isfinite(total) and np.isfinite(gradient).all()):
             where = f"lbfgs: evaluation {len(result.history)} (iteration {result.iterations})"
             raise NonFiniteLoss(
                 explain_non_finite(losses, params, where)
@@ -102,7 +102,7 @@ def lbfgs(
         result.history.append(total)
         for name, value in zip(names, term_values(losses)):
             result.terms[name].append(value)
-        return total, np.concatenate([np.asarray(g, np.float64).ravel() for g in grads])
+        return total, gradient
 
     def step(theta: np.ndarray) -> None:
         nonlocal stopped
