@@ -88,6 +88,10 @@ CASES = {
         lambda a: np.take(a, [[3, 0], [3, 3]], axis=1) ** 2,
     ),
     "Gather_rows": (lambda t: ops.Gather()(t, [2, 0], 0) * WEIGHTS[:2], lambda a: a[[2, 0]] * WEIGHTS[:2]),
+    "concat_unequal_pieces": (
+        lambda t: ops.concat((t, t[:, 1:] * 2, t[:, :1]), 1) ** 2,
+        lambda a: np.concatenate((a, a[:, 1:] * 2, a[:, :1]), 1) ** 2,
+    ),
     "cumsum": (lambda t: ops.cumsum(t, 1) * WEIGHTS, lambda a: np.cumsum(a, 1) * WEIGHTS),
     "CumSum_exclusive_reverse": (
         lambda t: ops.CumSum(exclusive=True, reverse=True)(t, 0) * WEIGHTS,
@@ -127,7 +131,8 @@ def test_second_derivatives_match_finite_differences_of_the_gradient(name, rng):
 
 def test_the_compiled_kernels_agree_with_eager_values(rng):
     def fn(t):
-        return ops.logsumexp(t, 0) + ops.softmax(t)[1] + ops.norm(t) + ops.prod(t) + ops.elu(t).sum()
+        joined = ops.concat((t, t[1:] * 3), 0)
+        return ops.logsumexp(t, 0) + ops.softmax(t)[1] + ops.norm(t) + ops.prod(t) + ops.elu(joined).sum()
 
     x = symgrad.placeholder("x", (4,))
     (g,) = ops.grad(fn, (0,))(x)
@@ -198,6 +203,10 @@ def test_new_activation_cells_and_squeeze_classes():
             r"Gather: axis 2 is out of range for input_params of shape \(3, 4\)",
         ),
         (lambda t: ops.gather(t, [0], 0, batch_dims=1), "Gather: batch_dims=1 is not supported"),
+        (
+            lambda t: ops.concat((t, t.T), 1),
+            r"Concat: the tensors must agree on every axis but 1; got shapes",
+        ),
         (lambda t: ops.CumSum()(t, -3), r"CumSum: axis -3 is out of range for x of shape \(3, 4\)"),
         (lambda t: ops.tile(t, (0, 1)), r"Tile: every multiple must be >= 1, got \(0, 1\)"),
         (lambda t: ops.norm(t, "fro"), "Norm: ord must be None or a number >= 1"),

@@ -13,6 +13,7 @@ from symgrad.autodiff.api import get_grad, grad, jvp, stop_gradient, value_and_g
 from symgrad.autodiff.taylor import derivative, jet, linearize  # noqa: F401 - as in mindspore.ops.functional
 from symgrad.core.families.linalg import matmul as _matmul_node
 from symgrad.core.families.structural import broadcast_to as _broadcast_node
+from symgrad.core.families.structural import concatenate as _concatenate_node
 from symgrad.core.families.structural import fold as _fold_node
 from symgrad.core.families.structural import stack as _stack_node
 from symgrad.core.registry import OPS, OpDef
@@ -168,17 +169,24 @@ def split(tensor, split_size_or_sections, axis: int = 0) -> tuple:
 
 
 def concat(tensors, axis: int = 0) -> Tensor:
-    """Tensors joined along an existing ``axis`` (pieces of equal size along it)."""
+    """Tensors joined along an existing ``axis``; every other axis must agree."""
     ts = [as_tensor(t, "Concat", f"tensors[{i}]") for i, t in enumerate(tensors)]
-    if len({t.shape for t in ts}) != 1:
+    if not ts:
+        raise OpError("Concat: needs at least one tensor")
+    rank = ts[0].ndim
+    if rank == 0 or not -rank <= axis < rank:
+        raise OpError(f"Concat: axis {axis} is out of range for tensors of shape {ts[0].shape}")
+    axis %= rank
+    others = {t.shape[:axis] + t.shape[axis + 1 :] if t.ndim == rank else None for t in ts}
+    if len(others) != 1 or None in others:
         raise OpError(
-            f"Concat: symgrad joins pieces of one shape; got shapes {[t.shape for t in ts]} "
-            "(stack and reshape them, or pad with zeros)"
+            f"Concat: the tensors must agree on every axis but {axis}; got shapes {[t.shape for t in ts]}"
         )
-    shape = list(ts[0].shape)
-    axis = axis % len(shape)
-    joined = stack(ts, axis)  # (..., k, n, ...) -> (..., k * n, ...)
-    return joined.reshape(tuple(shape[:axis] + [len(ts) * shape[axis]] + shape[axis + 1 :]))
+    if len({t.shape for t in ts}) == 1:  # equal pieces: a stack and a reshape reads best in closed forms
+        shape = list(ts[0].shape)
+        joined = stack(ts, axis)  # (..., k, n, ...) -> (..., k * n, ...)
+        return joined.reshape(tuple(shape[:axis] + [len(ts) * shape[axis]] + shape[axis + 1 :]))
+    return Tensor._wrap(_concatenate_node([t._node for t in ts], axis), merge_env(*ts))
 
 
 def reduction_axes(t: Tensor, axis, op: str) -> list[int]:
