@@ -148,7 +148,9 @@ class CBackend(Backend):
         """The compiled function and its readable program (the C source)."""
         from lowering.native import NativeFunction
 
-        function = NativeFunction(outputs, args, reductions)
+        function = NativeFunction(
+            outputs, args, reductions, lambda: BACKENDS["numpy"].build(outputs, args, reductions)
+        )
         return function.program, function
 
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from lowering.backends import Backend
+from lowering.backends import BACKENDS, Backend
 from symgrad.core.graph import Node, Var, computed_elements, topo_order
 from symgrad.errors import OpError
 
@@ -214,8 +214,6 @@ class Kernel:
 
 
 def _rebuild(outputs, args, backend_name: str, reductions, chunk) -> Kernel:
-    from lowering import BACKENDS
-
     kernel = Kernel(outputs, args, BACKENDS[backend_name], reductions)
     kernel.chunk = chunk
     return kernel

@@ -181,7 +181,14 @@ class NativeFunction:
     a call that shares others over many points compiles a variant for them once.
     """
 
-    def __init__(self, outputs: Sequence[Node], args: Sequence[Var], reductions: Sequence[str | None]):
+    def __init__(
+        self,
+        outputs: Sequence[Node],
+        args: Sequence[Var],
+        reductions: Sequence[str | None],
+        numpy_fallback: Callable[[], tuple[Program, Callable]],
+    ):
+        self.numpy_fallback = numpy_fallback  # builds the NumPy program (for a forked child)
         self.args = list(args)
         self.outputs = list(outputs)
         self.reductions = list(reductions)
@@ -238,8 +245,6 @@ class NativeFunction:
     def _forked(self, values, batch):
         """In a forked child of a process that ran OpenMP: the same program on NumPy (OpenMP could hang)."""
         if self._numpy is None:
-            from lowering.backends import BACKENDS
-
             warnings.warn(
                 "symgrad: this process was forked from one that ran a C kernel, and OpenMP does not "
                 "survive fork(); its C kernels run on the NumPy backend here (start child processes "
@@ -247,6 +252,6 @@ class NativeFunction:
                 RuntimeWarning,
                 stacklevel=3,
             )
-            self._numpy = BACKENDS["numpy"].build(self.outputs, self.args, self.reductions)
+            self._numpy = self.numpy_fallback()
         program, function = self._numpy
         return function(*values, program.consts, batch)

@@ -82,12 +82,12 @@ def _derive(args) -> int:
 
 def _run_guarded(path: str, run):
     """``run(script)`` for a user's script; its errors shown as Python would, without our frames."""
-    from symgrad.errors import FrameworkMissing
+    from symgrad.errors import CannotCompare, FrameworkMissing
 
     script = _script(path)
     try:
         return run(script)
-    except FrameworkMissing as exc:  # what to install, in one line
+    except (FrameworkMissing, CannotCompare) as exc:  # what to install or to change, in one line
         raise UsageError(str(exc)) from None
     except Exception as exc:  # the user's error
         _show_user_error(exc, script)

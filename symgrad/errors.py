@@ -39,3 +39,7 @@ class UnboundError(SymgradError, ValueError):
 
 class FrameworkMissing(SymgradError, ImportError):
     """A check needs a framework (MindSpore, PyTorch, JAX) that is not installed."""
+
+
+class CannotCompare(SymgradError, RuntimeError):
+    """Two runs of a script cannot be compared (their Parameters do not match, for one)."""

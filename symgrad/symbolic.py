@@ -14,7 +14,8 @@ import numpy as np
 
 import lowering
 from symgrad import dtype as mstype
-from symgrad.core.graph import Var, const, free_vars, substitute
+from symgrad.core.graph import Var, const, free_vars
+from symgrad.core.registry import substitute
 from symgrad.evaluate import value_of
 from symgrad.tensor import Tensor, merge_env
 

@@ -679,3 +679,26 @@ def test_register_hook_on_a_parameter_an_intermediate_and_an_input():
     np.testing.assert_allclose(ops.grad(lambda t: (t * t).sum())(z).asnumpy(), [102.0, 104.0])
     with pytest.raises(TypeError, match="hook must be callable"):
         z.register_hook("not a function")
+
+
+def test_wrappers_leave_their_networks_parameter_names_alone_as_mindspore_does():
+    """MindSpore 2.10 printed these names for the same cells (WithLossCell, TrainOneStepCell and
+    ForwardValueAndGrad are built with auto_prefix=False; a cell made in __init__ is prefixed)."""
+    net = nn.Dense(3, 2)
+    wrapped = nn.WithLossCell(net, nn.MSELoss())
+    assert [p.name for p in wrapped.trainable_params()] == ["weight", "bias"]
+
+    class Outer(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.inner = nn.Dense(2, 2)
+
+    outer = Outer()
+    nn.TrainOneStepCell(nn.WithLossCell(outer, nn.MSELoss()), nn.SGD(outer.trainable_params(), 0.1))
+    assert [p.name for p in outer.trainable_params()] == ["inner.weight", "inner.bias"]
+    assert [p.name for p in nn.SequentialCell([nn.Dense(2, 2), nn.Dense(2, 1)]).trainable_params()] == [
+        "0.weight",
+        "0.bias",
+        "1.weight",
+        "1.bias",
+    ]

@@ -99,3 +99,43 @@ def test_without_mindspore_the_cli_says_what_to_install_in_one_line(tmp_path, mo
     assert main(["verify", "--against-mindspore", str(_script(tmp_path, "1.0"))]) == 2
     err = capsys.readouterr().err
     assert "needs MindSpore installed" in err and "Traceback" not in err
+
+
+RANDOM = """
+import numpy as np
+import mindspore as ms
+from mindspore import nn, ops, Tensor
+net = nn.SequentialCell([nn.Dense(3, 4, activation="tanh"), nn.Dense(4, 1)])
+step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+x = Tensor(np.random.randn(5, 3).astype(np.float32))
+step(x, Tensor(np.zeros((5, 1), np.float32)))
+def loss(x):
+    return ops.square(net(x)).sum()
+grads = ops.grad(loss, 0, net.trainable_params())(x)
+"""
+
+
+@needs_mindspore
+def test_weights_and_data_drawn_at_random_are_matched_so_there_is_no_false_alarm(tmp_path):
+    """Each library initializes Dense at random its own way, and the script's data is unseeded:
+    symgrad's call is made with MindSpore's weights (by name, past the optimizer's own Parameters)."""
+    from symgrad.verification.mindspore_script import verify_mindspore_script
+
+    path = tmp_path / "random.py"
+    path.write_text(RANDOM)
+    report = verify_mindspore_script(path)
+    assert report.ok and len(report.rows) == 5, str(report)  # x, then two weights and two biases
+
+
+@needs_mindspore
+def test_parameters_that_cannot_be_matched_are_one_line_not_a_false_alarm(tmp_path, capsys):
+    path = tmp_path / "unmatched.py"
+    path.write_text(  # a layer only symgrad's run makes
+        RANDOM.replace(
+            "net = nn.SequentialCell",
+            "extra = nn.Dense(2, 2) if ms.__name__ == 'symgrad' else None\nnet = nn.SequentialCell",
+        )
+    )
+    assert main(["verify", "--against-mindspore", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be matched" in err and "Traceback" not in err

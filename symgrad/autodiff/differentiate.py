@@ -21,7 +21,8 @@ from symgrad.autodiff.tracing import (
 from symgrad.context import PYNATIVE_MODE, get_context
 from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import full, zeros_like
-from symgrad.core.graph import Node, substitute
+from symgrad.core.graph import Node
+from symgrad.core.registry import substitute
 from symgrad.errors import GradError, GradTypeError, PositionError
 from symgrad.tensor import Tensor, merge_env
 

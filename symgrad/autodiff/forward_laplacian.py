@@ -24,8 +24,8 @@ import numpy as np
 
 from symgrad.autodiff.engine import add_terms, jvp_sweep, linear_tangent, partial, stand_ins
 from symgrad.core.families.structural import broadcast_to, getitem, lead_aligned, reduce_sum, stack
-from symgrad.core.graph import Node, Var, const, substitute, topo_order
-from symgrad.core.registry import ELEMENTWISE, LINEAR, NONDIFF, apply, as_node, lookup
+from symgrad.core.graph import Node, Var, const, topo_order
+from symgrad.core.registry import ELEMENTWISE, LINEAR, NONDIFF, apply, as_node, lookup, substitute
 
 Pair = tuple[Node | None, Node | None]  # (G, L) of one node; None is zero
 

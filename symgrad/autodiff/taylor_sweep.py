@@ -26,8 +26,8 @@ from functools import cache
 
 from symgrad.autodiff.engine import add_terms, jvp_sweep, linear_tangent, partial, stand_ins
 from symgrad.core.families.structural import broadcast_to
-from symgrad.core.graph import Node, Var, substitute, topo_order
-from symgrad.core.registry import ELEMENTWISE, LINEAR, NONDIFF, apply, lookup
+from symgrad.core.graph import Node, Var, topo_order
+from symgrad.core.registry import ELEMENTWISE, LINEAR, NONDIFF, apply, lookup, substitute
 
 Series = list[Node | None]  # x^(1)..x^(K) of one node; None is zero
 

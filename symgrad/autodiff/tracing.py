@@ -13,7 +13,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from symgrad.core.graph import Node, Var, free_vars, substitute
+from symgrad.core.graph import Node, Var, free_vars
+from symgrad.core.registry import substitute
 from symgrad.errors import GradError, GradTypeError
 from symgrad.tensor import Tensor, bind_input, merge_env
 

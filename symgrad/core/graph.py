@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -132,23 +132,6 @@ def topo_order(roots: Iterable[Node]) -> list[Node]:
 def free_vars(roots: Iterable[Node]) -> list[Var]:
     """The variables a graph depends on, in first-use order."""
     return [n for n in topo_order(roots) if isinstance(n, Var)]
-
-
-def substitute(roots: Sequence[Node], mapping: dict[Node, Node]) -> list[Node]:
-    """Rebuild ``roots`` with the nodes of ``mapping`` replaced (re-simplifying)."""
-    from symgrad.core.registry import make_node
-
-    new: dict[Node, Node] = dict(mapping)
-    for node in topo_order(roots):
-        if node in new:
-            continue
-        if not node.args:
-            new[node] = node
-            continue
-        args = tuple(new[a] for a in node.args)
-        changed = any(a is not b for a, b in zip(args, node.args))
-        new[node] = make_node(node.op, args, node.params) if changed else node
-    return [new[r] for r in roots]
 
 
 def computed_elements(nodes: Iterable[Node]) -> int:

@@ -8,12 +8,12 @@ else, so adding an op touches one family file (see ``symgrad/core/README.md``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from symgrad.core.graph import Const, Node, const, intern, scalar_value
+from symgrad.core.graph import Const, Node, const, intern, scalar_value, topo_order
 from symgrad.errors import OpError
 
 # How the engine differentiates an op (OpDef.kind)
@@ -292,3 +292,18 @@ def is_value(node: Node, value) -> bool:
     """True if ``node`` is a constant (possibly broadcast) equal to ``value``."""
     v = scalar_value(node)
     return v is not None and v == value
+
+
+def substitute(roots: Sequence[Node], mapping: dict[Node, Node]) -> list[Node]:
+    """Rebuild ``roots`` with the nodes of ``mapping`` replaced (re-simplifying)."""
+    new: dict[Node, Node] = dict(mapping)
+    for node in topo_order(roots):
+        if node in new:
+            continue
+        if not node.args:
+            new[node] = node
+            continue
+        args = tuple(new[a] for a in node.args)
+        changed = any(a is not b for a, b in zip(args, node.args))
+        new[node] = make_node(node.op, args, node.params) if changed else node
+    return [new[r] for r in roots]

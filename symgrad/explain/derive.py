@@ -19,8 +19,8 @@ import sympy
 import lowering
 from symgrad.autodiff.engine import vjp_sweep
 from symgrad.closed_form import as_sympy, expanded_size, to_sympy
-from symgrad.core.graph import Node, Var, const, substitute
-from symgrad.core.registry import MAP, OPS, apply, lookup
+from symgrad.core.graph import Node, Var, const
+from symgrad.core.registry import MAP, OPS, apply, lookup, substitute
 from symgrad.explain import formula
 
 

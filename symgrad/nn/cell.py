@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterator
 
-from symgrad.nn.bprop import bprop_set_aside, with_bprop
+from symgrad.autodiff.custom_bprop import bprop_set_aside, with_bprop
 from symgrad.parameter import Parameter
 
 
@@ -15,6 +15,9 @@ class Cell:
     training: bool  # set_train() sets it; False until then, as in MindSpore
 
     def __init__(self, auto_prefix: bool = True, flags=None):
+        # auto_prefix: a sub-cell's Parameters are renamed "<attribute>.<name>" when it is assigned
+        # (MindSpore's wrappers, WithLossCell and TrainOneStepCell, leave their network's names alone)
+        object.__setattr__(self, "_auto_prefix", auto_prefix)
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "_cells", OrderedDict())
         object.__setattr__(self, "training", False)
@@ -35,7 +38,7 @@ class Cell:
         elif isinstance(value, Cell):
             self._ensure_init()
             self._cells[name] = value
-            for path, p in value.parameters_and_names():
+            for path, p in value.parameters_and_names() if self.__dict__.get("_auto_prefix", True) else ():
                 if getattr(p, "_auto_name", False) and p.name == path:
                     p.name = f"{name}.{path}"
         object.__setattr__(self, name, value)

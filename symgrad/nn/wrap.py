@@ -17,7 +17,7 @@ class ForwardValueAndGrad(Cell):
         get_by_list: bool = False,
         sens_param: bool = False,
     ):
-        super().__init__()
+        super().__init__(auto_prefix=False)
         if get_by_list and weights is None:
             weights = network.trainable_params()
         self.network, self.weights, self.sens_param = network, weights, sens_param

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from symgrad.nn.bprop import with_bprop
+from symgrad.autodiff.custom_bprop import with_bprop
 from symgrad.ops import functional as F
 from symgrad.ops.primitives import Primitive
 from symgrad.tensor import Tensor

@@ -2,7 +2,9 @@
 
 The script runs twice, unchanged: on real MindSpore, then on symgrad under the name
 ``mindspore`` (symgrad is a MindSpore front end) with every Cell's ``bprop`` set aside, so
-symgrad differentiates ``construct`` itself. Each call the script makes of a function a
+symgrad differentiates ``construct`` itself. Each of symgrad's calls is made at MindSpore's
+point: MindSpore's Tensor arguments and trainable Parameter values (matched in creation order),
+since the two libraries' random initializers differ. Each call the script makes of a function a
 gradient transform returned (``ops.grad``, ``ops.value_and_grad``, ``GradOperation``, and
 ``ops.jvp``/``ops.vjp`` themselves) is recorded in both runs, in order. Every number MindSpore
 returned is compared with symgrad's closed form evaluated with 50 digits at the same inputs.
@@ -14,6 +16,7 @@ import contextlib
 import importlib
 import importlib.abc
 import importlib.util
+import random
 import runpy
 import sys
 from collections.abc import Callable, Iterator
@@ -23,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from symgrad.core.graph import free_vars
-from symgrad.errors import FrameworkMissing
+from symgrad.errors import CannotCompare, FrameworkMissing
 from symgrad.evaluate import value_of
 from symgrad.verification import methods
 from symgrad.verification.frameworks import TOLERANCE
@@ -35,24 +38,33 @@ RETURNS_FUNCTION = ("ops.grad", "ops.value_and_grad", "grad", "value_and_grad")
 RETURNS_RESULTS = ("ops.jvp", "ops.vjp")
 # beyond this many entries in one call's results, symgrad's values are taken in the script's
 # dtype instead of with 50 digits (which costs about a millisecond an entry)
-EXACT_LIMIT = 20_000
+EXACT_LIMIT = 5_000
 
 
 @dataclass
 class Call:
-    """One recorded call: where the script made it, and its results' leaves (path, value)."""
+    """One recorded call: where the script made it, its results' leaves (path, value), and what it
+    was called with: the Tensor arguments and every trainable Parameter's value, in creation order."""
 
     label: str
     line: int
     leaves: list[tuple[str, object]]
+    inputs: list[np.ndarray | None]
+    weights: list[tuple[str, np.ndarray]]  # (name, value)
 
 
 class _Recorder:
-    """Wraps a library's gradient transforms so calls made from ``script`` are recorded."""
+    """Wraps a library's gradient transforms so calls made from ``script`` are recorded.
 
-    def __init__(self, library, script: Path):
-        self.library, self.script = library, script
+    With ``replay`` (MindSpore's calls), each call is first given MindSpore's arguments and
+    Parameter values, so both libraries differentiate at the same point even where the script
+    draws its weights or data at random (each library has its own random initializers).
+    """
+
+    def __init__(self, library, script: Path, replay: list[Call] | None = None):
+        self.library, self.script, self.replay = library, script, replay
         self.calls: list[Call] = []
+        self.parameters: list = []  # every Parameter the run creates, in order
 
     def _from_script(self) -> int | None:
         frame = sys._getframe(2)
@@ -60,12 +72,35 @@ class _Recorder:
             return frame.f_lineno
         return None
 
+    def _trainable(self) -> list:
+        return [p for p in self.parameters if getattr(p, "requires_grad", True)]
+
+    def _same_point(self, args: tuple, line: int) -> tuple:
+        """``args`` and the Parameters set to MindSpore's values for this call."""
+        if self.replay is None or len(self.calls) >= len(self.replay):
+            return args
+        theirs = self.replay[len(self.calls)]
+        for p, value in zip(self._trainable(), _matched(theirs.weights, self._trainable(), line)):
+            p.set_data(value)
+        tensor = self.library.Tensor
+        return (
+            tuple(
+                tensor(value) if value is not None and isinstance(arg, tensor) else arg
+                for arg, value in zip(args, theirs.inputs)
+            )
+            + args[len(theirs.inputs) :]
+        )
+
     def recorded(self, fn: Callable, label: str) -> Callable:
         def call(*args, **kwargs):
             line = self._from_script()
+            if line is not None:
+                args = self._same_point(args, line)
+                inputs = [a.asnumpy() if isinstance(a, self.library.Tensor) else None for a in args]
+                weights = [(p.name, np.array(p.asnumpy())) for p in self._trainable()]
             result = fn(*args, **kwargs)
             if line is not None:
-                self.calls.append(Call(label, line, list(_leaves(result))))
+                self.calls.append(Call(label, line, list(_leaves(result)), inputs, weights))
                 result = self._wrap_functions(result, label)
             return result
 
@@ -99,6 +134,14 @@ class _Recorder:
                 patch(owner, name, self.recorded(original, path))
             else:
                 patch(owner, name, self._transform(original, path))
+        parameter_init = self.library.Parameter.__init__
+        created = self.parameters
+
+        def init(self, *args, **kwargs):
+            parameter_init(self, *args, **kwargs)
+            created.append(self)
+
+        patch(self.library.Parameter, "__init__", init)
         grad_operation = self.library.ops.GradOperation
         original_call = grad_operation.__call__
         recorder = self
@@ -118,6 +161,25 @@ class _Recorder:
             return self.recorded(transform(*args, **kwargs), label)
 
         return made
+
+
+def _matched(theirs: list[tuple[str, np.ndarray]], ours: list, line: int) -> list[np.ndarray]:
+    """MindSpore's value for each of symgrad's trainable Parameters: position by position where the
+    two runs made the same shapes, else by name and shape in creation order (MindSpore's optimizers
+    make trainable Parameters of their own: moments, learning rate)."""
+    if [v.shape for _, v in theirs] == [tuple(p.shape) for p in ours]:
+        return [v for _, v in theirs]
+    values, rest = [], iter(theirs)
+    for p in ours:
+        found = next((v for name, v in rest if name == p.name and v.shape == tuple(p.shape)), None)
+        if found is None:
+            raise CannotCompare(
+                f"line {line}: symgrad's Parameter {p.name!r} {tuple(p.shape)} has no match among MindSpore's "
+                f"({[(n, v.shape) for n, v in theirs]}), so the runs' weights cannot be matched; give the "
+                "layers their initial values (weight_init=Tensor(...))"
+            )
+        values.append(found)
+    return values
 
 
 def _leaves(value, path: str = "") -> Iterator[tuple[str, object]]:
@@ -167,6 +229,9 @@ class _SymgradAsMindSpore(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def _run(path: Path, recorder: _Recorder) -> None:
+    """The script once, NumPy's and Python's random numbers seeded alike for both libraries' runs."""
+    random.seed(0)
+    np.random.seed(0)
     with recorder.active():
         runpy.run_path(str(path), run_name="__main__")
 
@@ -184,12 +249,13 @@ def run_on_mindspore(path: Path) -> list[Call]:
     return recorder.calls
 
 
-def run_on_symgrad(path: Path) -> tuple[list[Call], list[str]]:
-    """The same calls on symgrad, custom bprops set aside; and the Cells whose bprop was."""
+def run_on_symgrad(path: Path, replay: list[Call]) -> tuple[list[Call], list[str]]:
+    """The same calls on symgrad at MindSpore's points (``replay``), custom bprops set aside; and
+    the Cells whose bprop was."""
     import symgrad
-    from symgrad.nn.bprop import bprops_set_aside
+    from symgrad.autodiff.custom_bprop import bprops_set_aside
 
-    recorder = _Recorder(symgrad, path)
+    recorder = _Recorder(symgrad, path, replay)
     with _SymgradAsMindSpore().active(), bprops_set_aside() as set_aside:
         _run(path, recorder)
     return recorder.calls, set_aside
@@ -247,7 +313,7 @@ def verify_mindspore_script(path: str | Path) -> Report:
     """Run ``path`` on real MindSpore and on symgrad; compare every gradient the script computes."""
     script = Path(path).resolve()
     mindspore_calls = run_on_mindspore(script)
-    symgrad_calls, set_aside = run_on_symgrad(script)
+    symgrad_calls, set_aside = run_on_symgrad(script, mindspore_calls)
     report = Report(f"MindSpore script {path}: its gradients against symgrad's exact ones")
     if not mindspore_calls:
         report.notes.append(

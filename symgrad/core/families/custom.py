@@ -1,7 +1,7 @@
 """Custom derivatives: ``custom_vjp(value, *inputs)`` is ``value`` with a user's reverse rule.
 
 A Cell with a ``bprop`` method is traced as usual, and its output is wrapped in this
-op, whose parameter is the rule (``symgrad.nn.bprop.BpropRule``): the reverse sweep
+op, whose parameter is the rule (``symgrad.autodiff.custom_bprop.BpropRule``): the reverse sweep
 asks the rule for the inputs' cotangents instead of differentiating the traced forward
 pass; the forward sweep uses the traced derivative (MindSpore has no custom jvp for cells).
 """
