@@ -131,12 +131,12 @@ class CBackend(Backend):
     def available(self) -> bool:
         """A compiler is there, or compiled kernels are cached (they load without one)."""
         from lowering import kernel_cache
-        from lowering.native import find_compiler
+        from lowering.c_backend import find_compiler
 
         return find_compiler() is not None or kernel_cache.has_kernels()
 
     def hint(self) -> str:
-        from lowering.native import CompilerError, compiler
+        from lowering.c_backend import CompilerError, compiler
 
         try:
             compiler()
@@ -146,7 +146,7 @@ class CBackend(Backend):
 
     def build(self, outputs, args, reductions):
         """The compiled function and its readable program (the C source)."""
-        from lowering.native import NativeFunction
+        from lowering.c_backend import NativeFunction
 
         function = NativeFunction(
             outputs, args, reductions, lambda: BACKENDS["numpy"].build(outputs, args, reductions)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import lowering
+import lowering.c_backend as c_backend
 import lowering.c_source
-import lowering.native as native
 import symgrad
 from symgrad import ops
 from symgrad.errors import UnboundError
@@ -211,7 +211,7 @@ def test_arguments_shared_over_many_points_get_their_own_program(rng):
     reference = symgrad.kernel(outputs, [x, w], reduce=[None, "mean"])
     few, many, weights = (
         rng.normal(size=(20, 3)),
-        rng.normal(size=(native._FEW_POINTS + 3, 3)),
+        rng.normal(size=(c_backend._FEW_POINTS + 3, 3)),
         rng.normal(size=(3, 4)),
     )
     for points in (few, many, many):
@@ -349,8 +349,8 @@ def test_large_per_point_arrays_live_in_heap_scratch_with_the_same_results(monke
 
 def test_kernels_compile_once_and_are_found_on_disk(monkeypatch, tmp_path, rng):
     monkeypatch.setenv("SYMGRAD_CACHE", str(tmp_path))
-    monkeypatch.setattr(native, "_loaded", {})
-    monkeypatch.setattr(native, "_vector_math", None)
+    monkeypatch.setattr(c_backend, "_loaded", {})
+    monkeypatch.setattr(c_backend, "_vector_math", None)
     calls = []
     real_run = subprocess.run
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: calls.append(a) or real_run(*a, **k))
@@ -360,7 +360,7 @@ def test_kernels_compile_once_and_are_found_on_disk(monkeypatch, tmp_path, rng):
     compiles = len(calls)
     assert compiles >= 1 and list(tmp_path.glob("c/kernel_*.so"))
     symgrad.kernel(out, [x], backend="c")
-    monkeypatch.setattr(native, "_loaded", {})  # a new process: found on disk, not compiled
+    monkeypatch.setattr(c_backend, "_loaded", {})  # a new process: found on disk, not compiled
     again = symgrad.kernel(out, [x], backend="c")
     assert len(calls) == compiles
     points = rng.normal(size=10)
@@ -369,7 +369,7 @@ def test_kernels_compile_once_and_are_found_on_disk(monkeypatch, tmp_path, rng):
 
 def test_missing_compiler_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("SYMGRAD_CACHE", str(tmp_path))  # nothing cached: a compiler is needed
-    monkeypatch.setattr(native, "find_compiler", lambda: None)
+    monkeypatch.setattr(c_backend, "find_compiler", lambda: None)
     x = symgrad.placeholder("x")
     with pytest.raises(lowering.BackendError, match="backend 'c' is not installed.*C compiler"):
         lowering.compile_kernel([ops.sin(x)], [x], backend="c")

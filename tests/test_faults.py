@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 import lowering
 import symgrad
-from lowering import kernel_cache, native
+from lowering import c_backend, kernel_cache
 from symgrad import GradError, OpError, Tensor, ops
 from symgrad.errors import PositionError
 
-HAS_CC = native.find_compiler() is not None
+HAS_CC = c_backend.find_compiler() is not None
 needs_cc = pytest.mark.skipif(not HAS_CC, reason="no C compiler here")
 
 
@@ -204,8 +204,8 @@ def test_errors_name_what_went_wrong():
 def fresh_cache(monkeypatch, tmp_path):
     """An empty kernel cache, as in a new process."""
     monkeypatch.setenv("SYMGRAD_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(native, "_loaded", {})
-    monkeypatch.setattr(native, "_vector_math", None)
+    monkeypatch.setattr(c_backend, "_loaded", {})
+    monkeypatch.setattr(c_backend, "_vector_math", None)
     monkeypatch.setattr(kernel_cache, "_fallback", None)
     return tmp_path / "cache" / "c"
 
@@ -285,20 +285,20 @@ def test_an_older_sidecar_is_rebuilt_quietly(tmp_path):
 @needs_cc
 def test_a_cached_kernel_loads_without_a_compiler(fresh_cache, monkeypatch):
     _sin_kernel()
-    monkeypatch.setattr(native, "_loaded", {})
-    monkeypatch.setattr(native, "_vector_math", None)
+    monkeypatch.setattr(c_backend, "_loaded", {})
+    monkeypatch.setattr(c_backend, "_vector_math", None)
     monkeypatch.setenv("PATH", "")
     monkeypatch.delenv("CC", raising=False)
-    assert native.find_compiler() is None and "c" in lowering.available_backends()
+    assert c_backend.find_compiler() is None and "c" in lowering.available_backends()
     assert _sin_kernel()(np.array([0.5]))[0] == pytest.approx(np.sin(0.5))
     y = symgrad.placeholder("y")
-    with pytest.raises(native.CompilerError, match="no C compiler found"):
+    with pytest.raises(c_backend.CompilerError, match="no C compiler found"):
         symgrad.kernel([ops.cos(y)], [y], backend="c")  # not cached: needs a compiler
 
 
 def test_a_missing_cc_is_named_not_replaced(fresh_cache, monkeypatch):
     monkeypatch.setenv("CC", "/nonexistent/cc")
-    assert native.find_compiler() is None and "c" not in lowering.available_backends()
+    assert c_backend.find_compiler() is None and "c" not in lowering.available_backends()
     with pytest.raises(lowering.BackendError, match="CC='/nonexistent/cc' is not an executable"):
         _sin_kernel()
 
@@ -308,7 +308,7 @@ def test_a_compiler_that_writes_nothing_is_a_clear_error(fresh_cache, monkeypatc
     fake.write_text("#!/bin/sh\nexit 0\n")
     fake.chmod(0o755)
     monkeypatch.setenv("CC", str(fake))
-    with pytest.raises(native.CompilerError, match="reported success but wrote no library"):
+    with pytest.raises(c_backend.CompilerError, match="reported success but wrote no library"):
         _sin_kernel()
 
 
@@ -317,8 +317,8 @@ def test_an_unwritable_cache_falls_back_to_a_temporary_folder(monkeypatch, tmp_p
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     monkeypatch.setenv("SYMGRAD_CACHE", str(blocker / "cache"))
-    monkeypatch.setattr(native, "_loaded", {})
-    monkeypatch.setattr(native, "_vector_math", None)
+    monkeypatch.setattr(c_backend, "_loaded", {})
+    monkeypatch.setattr(c_backend, "_vector_math", None)
     monkeypatch.setattr(kernel_cache, "_fallback", None)
     assert "c" in lowering.available_backends()
     with pytest.warns(RuntimeWarning, match="cannot be written"):

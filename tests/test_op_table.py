@@ -16,8 +16,8 @@ import sympy
 
 import lowering
 import symgrad
+from lowering.c_backend import VECTOR_MATH
 from lowering.mindspore_runtime import MindsporeRuntime
-from lowering.native import VECTOR_MATH
 from lowering.runtime import ArrayRuntime
 from lowering.torch_runtime import TorchRuntime
 from symgrad import Tensor, extend, ops

@@ -5,14 +5,14 @@ or written by hand where MindSpore's signature needs it; ``__all__`` lists them 
 """
 
 from symgrad.autodiff.api import GradOperation, hessian, jacfwd, jacrev, laplacian
-from symgrad.ops import composites as _composites
+from symgrad.ops import built_from_rows as _built_from_rows
 from symgrad.ops import functional as _functional
 from symgrad.ops import hooks as _hooks
 from symgrad.ops import hypermap as _hypermap
 from symgrad.ops import primitives as _primitives
 
 # the functional module already holds grad, jvp, vjp, value_and_grad, get_grad, jet, ... (as MindSpore's)
-_PARTS = (_functional, _primitives, _composites, _hooks, _hypermap)
+_PARTS = (_functional, _primitives, _built_from_rows, _hooks, _hypermap)
 for _part in _PARTS:
     globals().update({name: getattr(_part, name) for name in _part.__all__})
 

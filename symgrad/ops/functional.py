@@ -67,7 +67,7 @@ def matmul(x, y, transpose_a: bool = False, transpose_b: bool = False) -> Tensor
     a, b = as_tensor(x, "MatMul", "x"), as_tensor(y, "MatMul", "y")
     if a.ndim <= 2 and b.ndim <= 2:
         return Tensor._wrap(_matmul_node(a._node, b._node, transpose_a, transpose_b), merge_env(a, b))
-    from symgrad.ops.composites import batch_matmul
+    from symgrad.ops.built_from_rows import batch_matmul
 
     if (a.ndim == 1 and transpose_a) or (b.ndim == 1 and transpose_b):
         raise OpError(f"MatMul: a vector (rank 1) cannot be transposed; shapes {a.shape} and {b.shape}")

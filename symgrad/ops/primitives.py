@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from symgrad.core.registry import OPS
 from symgrad.errors import OpError
-from symgrad.ops import composites as C
+from symgrad.ops import built_from_rows as C
 from symgrad.ops import functional as F
 
 
@@ -147,7 +147,7 @@ class Conv2D(Primitive):
 
 
 class Gather(Primitive):
-    """``Gather(batch_dims=0)(input_params, input_indices, axis)``: see ``composites.gather``."""
+    """``Gather(batch_dims=0)(input_params, input_indices, axis)``: see ``built_from_rows.gather``."""
 
     def __init__(self, batch_dims: int = 0):
         self.batch_dims = batch_dims
@@ -292,7 +292,7 @@ class ReduceSum(_Reduction):
 
 class BatchNorm(Primitive):
     """``BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1, data_format="NCHW")(x, scale,
-    bias, mean, variance)``: five outputs as MindSpore's (see ``composites.batch_norm``)."""
+    bias, mean, variance)``: five outputs as MindSpore's (see ``built_from_rows.batch_norm``)."""
 
     def __init__(
         self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1, data_format="NCHW"

@@ -19,8 +19,8 @@
 """
 
 from symgrad.autodiff.taylor import derivatives
-from symgrad.optim import Adam
 from symgrad.parameter import parameters_of
+from symgrad.pinn.adam import Adam
 from symgrad.pinn.adaptive import hard_constraint, refine
 from symgrad.pinn.checkpoints import load_checkpoint, save_checkpoint
 from symgrad.pinn.conditions import Condition, dirichlet, initial, neumann, observations, periodic, robin

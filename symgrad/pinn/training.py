@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from symgrad.optim import Adam
 from symgrad.parameter import Parameter
+from symgrad.pinn.adam import Adam
 from symgrad.pinn.threads import one_pool
 
 
