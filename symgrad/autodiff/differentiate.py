@@ -126,27 +126,13 @@ def reverse(
         raw = fn(*leaves)
     outputs, is_tuple = as_outputs(raw, fn)
     differentiated = outputs[:1] if has_aux else outputs
-    if pullback:
+    tuple_sens = is_tuple and not has_aux
+    if pullback:  # the sens becomes a variable: zeros as its value until pull() gives one
         sens = tuple(Tensor._wrap(zeros_like(o._node), {}) for o in differentiated)
-        sens = sens if is_tuple and not has_aux else sens[0]
-    if sens is None:
-        cot = [_ones(o._node) for o in differentiated]
-    else:
-        sens_leaves = [
-            trace.leaf(s, "s" if len(differentiated) == 1 else f"s_{chr(97 + i)}")
-            for i, s in enumerate(_sens_list(sens, differentiated, is_tuple and not has_aux, who))
-        ]
-        cot = [s._node for s in sens_leaves]
+        sens = sens if tuple_sens else sens[0]
+    cot = _cotangents(sens, differentiated, tuple_sens, trace, who)
     wrt += [w._node for w in weights]
-    # PyNative records no gradient for a Parameter with requires_grad=False when the call ends
-    # (MindSpore's default mode; GRAPH_MODE differentiates every requested weight)
-    frozen = {w._node for w in weights if not w.requires_grad and get_context("mode") == PYNATIVE_MODE}
-    grads = vjp_sweep(
-        [(o._node, c) for o, c in zip(differentiated, cot)], [x for x in wrt if x not in frozen]
-    )
-    found = iter(grads)
-    grads = [None if x in frozen else next(found) for x in wrt]
-    grads = [in_dtype_of(x, _or_zeros(g, x)) for g, x in zip(grads, wrt)]
+    grads = _gradients(differentiated, cot, wrt, weights)
     if pullback:  # the outputs now, the gradients for each sens later
         tensors = trace.finish([o._node for o in outputs], *outputs)
         tensors += trace.finish(grads, *outputs, evaluate=False)
@@ -161,26 +147,50 @@ def reverse(
             results=grads, finished=[t._node for t in tensors[n_out:]], env=tensors[0]._env if tensors else {},
         )
     )  # fmt: skip
-    by_position = dict(
-        zip(tensor_positions, _hooked_inputs(args, leaves, tensor_positions, tensors[n_out : n_out + n_in]))
-    )
-    input_grads = [by_position.get(p) for p in positions]
-    weight_grads = [hooked(w, g) for w, g in zip(weights, tensors[n_out + n_in :])]
-    outs = tensors[:n_out]
+
+    def placed(grads: list[Tensor]) -> tuple[list[Tensor | None], list[Tensor]]:
+        """Gradients (inputs', then weights') through their hooks, one per requested position."""
+        at = dict(zip(tensor_positions, _hooked_inputs(args, leaves, tensor_positions, grads[:n_in])))
+        return [at.get(p) for p in positions], [hooked(w, g) for w, g in zip(weights, grads[n_in:])]
+
+    input_grads, weight_grads = placed(tensors[n_out:])
     pull = None
     if pullback:
         sens_vars, finished = cot, tensors[n_out:]
 
         def pull(sens) -> tuple[list[Tensor | None], list[Tensor]]:
-            parts = _sens_list(sens, differentiated, is_tuple and not has_aux, who)
+            parts = _sens_list(sens, differentiated, tuple_sens, who)
             mapping = {var: part._node for var, part in zip(sens_vars, parts)}
             env = {**finished[0]._env, **merge_env(*parts)} if finished else {}
             grads = [Tensor._wrap(n, env) for n in substitute([t._node for t in finished], mapping)]
             Tensor._evaluate_together(grads)
-            at = dict(zip(tensor_positions, _hooked_inputs(args, leaves, tensor_positions, grads[:n_in])))
-            return [at.get(p) for p in positions], [hooked(w, g) for w, g in zip(weights, grads[n_in:])]
+            return placed(grads)
 
+    outs = tensors[:n_out]
     return Reverse(outs, is_tuple, input_grads, weight_grads, pack_like(raw, outs), pull)
+
+
+def _cotangents(sens, differentiated: list[Tensor], tuple_sens: bool, trace: Trace, who: str) -> list[Node]:
+    """The outputs' cotangents: ones without a sens, else the sens as variables of the trace."""
+    if sens is None:
+        return [_ones(o._node) for o in differentiated]
+    parts = _sens_list(sens, differentiated, tuple_sens, who)
+    name = (lambda i: "s") if len(differentiated) == 1 else (lambda i: f"s_{chr(97 + i)}")
+    return [trace.leaf(s, name(i))._node for i, s in enumerate(parts)]
+
+
+def _gradients(differentiated: list[Tensor], cot: list[Node], wrt: list[Node], weights) -> list[Node]:
+    """d <outputs, cot> / d each of ``wrt``, in its dtype (zeros where it does not matter).
+
+    In PyNative mode (MindSpore's default) a Parameter with requires_grad=False when the call
+    ends gets a zero gradient; GRAPH_MODE differentiates every requested weight.
+    """
+    frozen = {w._node for w in weights if not w.requires_grad and get_context("mode") == PYNATIVE_MODE}
+    found = iter(
+        vjp_sweep([(o._node, c) for o, c in zip(differentiated, cot)], [x for x in wrt if x not in frozen])
+    )
+    grads = [None if x in frozen else next(found) for x in wrt]
+    return [in_dtype_of(x, _or_zeros(g, x)) for g, x in zip(grads, wrt)]
 
 
 def _hooked_inputs(args, leaves, positions, grads) -> list:
