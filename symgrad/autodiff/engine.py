@@ -9,7 +9,7 @@ itself a graph of registered ops, so higher orders apply the same sweeps again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -27,6 +27,11 @@ def add_terms(a: Node | None, b: Node | None) -> Node | None:
     if b is None:
         return a
     return make_node("add", (a, b))
+
+
+def plus(a: Node | None, b: Node) -> Node:
+    """``a + b`` where a may be None (zero): never None."""
+    return b if a is None else make_node("add", (a, b))
 
 
 def partial(node: Node, i: int) -> Node:
@@ -59,7 +64,7 @@ def _active(order: list[Node], wrt: set[Node]) -> set[Node]:
     return active
 
 
-def jvp_sweep(outputs: Sequence[Node], seeds: dict[Node, Node]) -> list[Node | None]:
+def jvp_sweep(outputs: Sequence[Node], seeds: Mapping[Node, Node]) -> list[Node | None]:
     """Forward mode: tangents of ``outputs`` given tangents ``seeds`` of some nodes."""
     tangent: dict[Node, Node] = dict(seeds)
     for node in topo_order(outputs):
@@ -71,20 +76,22 @@ def jvp_sweep(outputs: Sequence[Node], seeds: dict[Node, Node]) -> list[Node | N
         op = lookup(node.op)
         if op.kind == NONDIFF:
             continue
+        out: Node | None = None
         if op.kind == ELEMENTWISE:
-            out = None
             for i, t in enumerate(arg_t):
                 if t is not None:
-                    out = add_terms(out, make_node("mul", (partial(node, i), t)))
+                    out = plus(out, make_node("mul", (partial(node, i), t)))
+            assert out is not None  # some argument has a tangent
             if out.shape != node.shape:
                 out = broadcast_to(out, node.shape)
         elif op.kind == LINEAR:
             out = linear_tangent(node, arg_t)
-        elif op.kind == CUSTOM:
+        elif op.kind == CUSTOM and op.jvp is not None:
             out = op.jvp(node, arg_t)
         else:  # pragma: no cover - the table is validated at import
             raise AssertionError(op.kind)
-        tangent[node] = out
+        if out is not None:
+            tangent[node] = out
     return [tangent.get(o) for o in outputs]
 
 
@@ -96,11 +103,11 @@ def vjp_sweep(pairs: Sequence[tuple[Node, Node]], wrt: Sequence[Node]) -> list[N
     cot: dict[Node, Node] = {}
     for out, ct in pairs:
         if out in active:
-            cot[out] = add_terms(cot.get(out), ct)
+            cot[out] = plus(cot.get(out), ct)
     for node in reversed(order):
-        ct = cot.get(node)
-        if ct is None or not node.args or node not in active:
+        if node not in cot or not node.args or node not in active:
             continue
+        ct = cot[node]
         if node.dtype is not None and node.dtype.kind in "iu" and ct.dtype != node.dtype:
             ct = cast(ct, node.dtype)  # as MindSpore: the gradient at an integer node is an integer tensor
         op = lookup(node.op)
@@ -109,11 +116,13 @@ def vjp_sweep(pairs: Sequence[tuple[Node, Node]], wrt: Sequence[Node]) -> list[N
                 unbroadcast(make_node("mul", (ct, partial(node, i))), a.shape) if a in active else None
                 for i, a in enumerate(node.args)
             ]
-        elif op.kind == LINEAR:
+        elif op.kind == LINEAR and op.transpose is not None:
             arg_ct = op.transpose(node, ct)
-        else:
+        elif op.vjp is not None:
             arg_ct = op.vjp(node, ct)
+        else:  # pragma: no cover - the table is validated at import
+            raise AssertionError(op.kind)
         for a, c in zip(node.args, arg_ct):
             if a in active and c is not None:
-                cot[a] = add_terms(cot.get(a), c)
+                cot[a] = plus(cot.get(a), c)
     return [cot.get(w) for w in wrt]

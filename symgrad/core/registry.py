@@ -8,7 +8,7 @@ else, so adding an op touches one family file (see ``symgrad/core/README.md``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -294,7 +294,7 @@ def is_value(node: Node, value) -> bool:
     return v is not None and v == value
 
 
-def substitute(roots: Sequence[Node], mapping: dict[Node, Node]) -> list[Node]:
+def substitute(roots: Sequence[Node], mapping: Mapping[Node, Node]) -> list[Node]:
     """Rebuild ``roots`` with the nodes of ``mapping`` replaced (re-simplifying)."""
     new: dict[Node, Node] = dict(mapping)
     for node in topo_order(roots):

@@ -192,7 +192,6 @@ class TorchProgram(Cell):
     name: str
     _graph: Any
     _inputs: list[tuple[str, str, tuple, np.dtype]]
-    _params: dict[str, Parameter]
     _bound: dict[str, Tensor]
     _replay: _Replay
 

@@ -13,6 +13,9 @@ class Cell:
     """Base class of networks; sub-cells and Parameters assigned as attributes are tracked."""
 
     training: bool  # set_train() sets it; False until then, as in MindSpore
+    _params: OrderedDict[str, Parameter]
+    _cells: OrderedDict[str, Cell]
+    _auto_prefix: bool
 
     def __init__(self, auto_prefix: bool = True, flags=None):
         # auto_prefix: a sub-cell's Parameters are renamed "<attribute>.<name>" when it is assigned
