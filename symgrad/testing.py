@@ -6,6 +6,10 @@ full report when any comparison fails. With symgrad installed, pytest also gets 
 
     def test_my_layer(grad_check):
         grad_check(my_layer, x, order=2)
+
+``assert_mindspore_script_matches("train.py")`` does the same for a MindSpore script
+(``symgrad verify --against-mindspore``): every gradient it computes on MindSpore, custom
+bprops included, against symgrad's exact one.
 """
 
 from __future__ import annotations
@@ -25,6 +29,17 @@ def assert_grads_match(fn: Callable, *inputs, order: int = 1, **options) -> Repo
     report = verify(fn, *inputs, order=order, **options)
     if not report.ok:
         raise AssertionError("gradient check failed\n" + str(report))
+    return report
+
+
+def assert_mindspore_script_matches(path) -> Report:
+    """Run a MindSpore script on MindSpore and on symgrad; raise AssertionError with the report when
+    any gradient it computes differs from the exact one."""
+    from symgrad.verification.mindspore_script import verify_mindspore_script
+
+    report = verify_mindspore_script(path)
+    if not report.ok:
+        raise AssertionError("MindSpore gradient check failed\n" + str(report))
     return report
 
 

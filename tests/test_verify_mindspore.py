@@ -139,3 +139,12 @@ def test_parameters_that_cannot_be_matched_are_one_line_not_a_false_alarm(tmp_pa
     assert main(["verify", "--against-mindspore", str(path)]) == 2
     err = capsys.readouterr().err
     assert "cannot be matched" in err and "Traceback" not in err
+
+
+@needs_mindspore
+def test_the_pytest_helper_raises_with_the_report(tmp_path):
+    from symgrad.testing import assert_mindspore_script_matches
+
+    assert assert_mindspore_script_matches(_script(tmp_path, "Tensor(np.array([2.0], np.float32))")).ok
+    with pytest.raises(AssertionError, match=r"line 32: ops.value_and_grad\[1\]"):
+        assert_mindspore_script_matches(_script(tmp_path, "Tensor(np.array([1.0], np.float32))"))
