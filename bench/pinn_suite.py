@@ -6,15 +6,18 @@ then L-BFGS; then symgrad in float64 on its C kernels, given the wall time DeepX
 with the method the table names. Errors are relative L2 against an exact solution or a reference
 checked elsewhere (Burgers: Cole-Hopf quadrature; Allen-Cahn: ETDRK4, tests/test_pinn_research.py).
 
-- burgers: Raissi's setup, [2, 20, 20, 20, 1] tanh, 2540 + 80 + 160 points; symgrad: Adam then
-  L-BFGS (Levenberg-Marquardt from the same start with these soft conditions stalled at 1.5e-1 in
-  103 s; with the conditions built into the network it reaches 1e-4: bench/pinn_levenberg_marquardt.py).
+- burgers: Raissi's setup, [2, 20, 20, 20, 1] tanh, 2540 + 80 + 160 points (DeepXDE's example);
+  symgrad: the conditions built into u (``hard_constraint``), so 2540 Sobol' interior points only,
+  and Levenberg-Marquardt. (With DeepXDE's soft terms symgrad's Adam then L-BFGS reached 1.4e-2 in
+  117 s, DeepXDE float32 6.5e-3; Levenberg-Marquardt on the soft terms stalled at 1.5e-1.)
 - helmholtz, inverse heat, kovasznay: as in bench/pinn_problems.py (symgrad: Adam then L-BFGS).
 - allen-cahn: u_t = 1e-4 u_xx - 5u^3 + 5u, periodic in x (both get the same periodic input
   features cos(pi x), sin(pi x), t), the initial condition a term weighted 100;
   [2, 20, 20, 20, 20, 1] tanh, 6000 + 512 Sobol' points; symgrad: Levenberg-Marquardt.
 - poisson 3-D: -lap u = 3 pi^2 sin(pi x) sin(pi y) sin(pi z) on [0, 1]^3, u = 0 on the boundary;
-  [3, 32, 32, 32, 1] tanh, 4000 + 1200 points; symgrad: Adam then L-BFGS.
+  [3, 32, 32, 32, 1] tanh, 4000 + 1200 points; symgrad: u = 0 on the faces built in, 4000 Sobol'
+  interior points, Levenberg-Marquardt. (With the soft boundary term, Adam then L-BFGS reached
+  3.7e-3 in 151 s, DeepXDE float32 3.4e-2.)
 - neumann: -lap u = (pi^2 - 1) sin(pi x) e^y on [0, 1]^2, u = 0 at x = 0 and 1, du/dn given at
   y = 0 and 1 (u = sin(pi x) e^y); [2, 32, 32, 32, 1] tanh, 2000 + 200 + 200 points; symgrad:
   Adam then L-BFGS.
@@ -44,6 +47,7 @@ from symgrad.pinn import (
     Rectangle,
     ResidualLoss,
     dirichlet,
+    hard_constraint,
     laplacian,
     levenberg_marquardt,
     neumann,
@@ -73,19 +77,22 @@ def _cube_grid(n: int = 30):
 
 # ----- symgrad -----
 def symgrad_burgers():
+    """u = -sin(pi x) + t (1 - x^2) net(x, t) meets the initial and boundary conditions exactly
+    (hard_constraint), so the equation is the only term; the same 2540 interior points (Sobol')."""
     net = MLP([2, 20, 20, 20, 1], seed=0)
+    u = hard_constraint(net, lambda x, t: -ops.sin(np.pi * x), lambda x, t: t * (1 - x * x))
     terms = [
         (
-            ResidualLoss(BURGERS.pde(net), BURGERS.inputs, net, name="pde"),
-            BURGERS.geometry.interior(2540, seed=1),
+            ResidualLoss(BURGERS.pde(u), BURGERS.inputs, net, name="pde"),
+            BURGERS.geometry.interior(2540, "sobol"),
         )
     ]
-    counts = {"initial": 160, "boundary": 80}
-    terms += [
-        (ResidualLoss(c.residual, BURGERS.inputs, net, name=c.name), c.sample(counts[c.name], seed=2))
-        for c in BURGERS.conditions(net)
-    ]
-    return net.trainable_params(), terms, lambda: {"u": BURGERS.relative_l2(predict(net, BURGERS.grid()))}
+
+    def errors():
+        x, t = BURGERS.grid()
+        return {"u": BURGERS.relative_l2(-np.sin(np.pi * x) + t * (1 - x * x) * predict(net, (x, t)))}
+
+    return net.trainable_params(), terms, errors
 
 
 def symgrad_allen_cahn():
@@ -109,19 +116,26 @@ def symgrad_allen_cahn():
 
 
 def symgrad_poisson3d():
+    """u = x(1-x) y(1-y) z(1-z) net(x, y, z) is 0 on the cube's faces (hard_constraint), so the
+    equation is the only term, on 4000 Sobol' interior points."""
     net = MLP([3, 32, 32, 32, 1], seed=0)
+
+    def bubble(x, y, z):
+        return x * (1 - x) * y * (1 - y) * z * (1 - z)
+
+    u = hard_constraint(net, lambda x, y, z: 0.0 * x, bubble)
 
     def pde(x, y, z):
         source = 3 * math.pi**2 * ops.sin(math.pi * x) * ops.sin(math.pi * y) * ops.sin(math.pi * z)
-        return -laplacian(net, (0, 1, 2))(x, y, z) - source
+        return -laplacian(u, (0, 1, 2))(x, y, z) - source
 
-    walls = dirichlet(net, CUBE, value=0.0)
-    terms = [
-        (ResidualLoss(pde, ("x", "y", "z"), net, name="pde"), CUBE.interior(4000, seed=1)),
-        (walls.loss(net), walls.sample(1200, seed=2)),
-    ]
+    terms = [(ResidualLoss(pde, ("x", "y", "z"), net, name="pde"), CUBE.interior(4000, "sobol"))]
     grid = _cube_grid()
-    return net.trainable_params(), terms, lambda: {"u": _relative(predict(net, grid), poisson3d_exact(*grid))}
+    return (
+        net.trainable_params(),
+        terms,
+        lambda: {"u": _relative(bubble(*grid) * predict(net, grid), poisson3d_exact(*grid))},
+    )
 
 
 def symgrad_neumann():
@@ -255,17 +269,18 @@ def deepxde_neumann(dde):
 
 LBFGS = "Adam, then L-BFGS"
 LM = "Levenberg-Marquardt"
+LM_BUILT_IN = "Levenberg-Marquardt, conditions built in"
 # name: (symgrad builder, its method, DeepXDE builder)
 PROBLEMS = {
-    "burgers": (symgrad_burgers, LBFGS, deepxde_burgers),
+    "burgers": (symgrad_burgers, LM_BUILT_IN, deepxde_burgers),
     "helmholtz": (two_d.symgrad_helmholtz, LBFGS, two_d.deepxde_helmholtz),
     "allen-cahn": (symgrad_allen_cahn, LM, deepxde_allen_cahn),
     "kovasznay": (two_d.symgrad_kovasznay, LBFGS, two_d.deepxde_kovasznay),
     "inverse heat": (two_d.symgrad_inverse_heat, LBFGS, two_d.deepxde_inverse_heat),
-    "poisson 3-D": (symgrad_poisson3d, LBFGS, deepxde_poisson3d),
+    "poisson 3-D": (symgrad_poisson3d, LM_BUILT_IN, deepxde_poisson3d),
     "neumann": (symgrad_neumann, LBFGS, deepxde_neumann),
 }
-RUNNERS = {LBFGS: two_d.run_symgrad, LM: run_levenberg_marquardt}
+RUNNERS = {LBFGS: two_d.run_symgrad, LM: run_levenberg_marquardt, LM_BUILT_IN: run_levenberg_marquardt}
 
 
 def main() -> None:
