@@ -41,9 +41,10 @@ class Cell:
         elif isinstance(value, Cell):
             self._ensure_init()
             self._cells[name] = value
-            for path, p in value.parameters_and_names() if self.__dict__.get("_auto_prefix", True) else ():
-                if getattr(p, "_auto_name", False) and p.name == path:
-                    p.name = f"{name}.{path}"
+            if self.__dict__.get("_auto_prefix", True):
+                for path, p in value.parameters_and_names():
+                    if getattr(p, "_auto_name", False) and p.name == path:
+                        p.name = f"{name}.{path}"
         object.__setattr__(self, name, value)
 
     def construct(self, *args, **kwargs):
