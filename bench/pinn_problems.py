@@ -248,35 +248,47 @@ def run_deepxde(build, adam: int, seconds: float, float64: bool = False) -> tupl
     return time.perf_counter() - started, errors()
 
 
+LBFGS = "Adam, then L-BFGS"
+# name: (symgrad builder, its method, DeepXDE builder)
 PROBLEMS = {
-    "helmholtz": (symgrad_helmholtz, deepxde_helmholtz),
-    "inverse heat": (symgrad_inverse_heat, deepxde_inverse_heat),
-    "kovasznay": (symgrad_kovasznay, deepxde_kovasznay),
+    "helmholtz": (symgrad_helmholtz, LBFGS, deepxde_helmholtz),
+    "inverse heat": (symgrad_inverse_heat, LBFGS, deepxde_inverse_heat),
+    "kovasznay": (symgrad_kovasznay, LBFGS, deepxde_kovasznay),
 }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=120.0, help="wall time of each run")
+def compare_with_deepxde(problems: dict, runners: dict, description: str) -> None:
+    """The command line of this script and of pinn_suite.py: each problem by DeepXDE float32 and
+    float64 under ``--seconds``, then by symgrad (``runners[method]``) in DeepXDE float32's time."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--seconds", type=float, default=120.0, help="DeepXDE's wall-time cap a run")
     parser.add_argument("--adam", type=int, default=5000, help="Adam steps before L-BFGS (at most)")
-    parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
+    parser.add_argument("--problems", nargs="+", default=list(problems), choices=list(problems))
     args = parser.parse_args()
     has_deepxde = bool(importlib.util.find_spec("deepxde") and importlib.util.find_spec("torch"))
     if not has_deepxde:
         print("DeepXDE with PyTorch is not installed (pip install deepxde torch): symgrad rows only")
-    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; {args.seconds:.0f} s a run")
-    print(f"{'problem':14s} {'run':28s} {'wall s':>7s}  errors (relative L2; |D-0.1| for D)")
+    print(
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; DeepXDE capped at {args.seconds:.0f} s"
+    )
+    print(f"{'problem':13s} {'run':44s} {'wall s':>7s}  relative L2 (|D-0.1| for D)  f32/symgrad")
     for name in args.problems:
-        ours, theirs = PROBLEMS[name]
+        ours, method, theirs = problems[name]
         rows, budget = [], args.seconds
         if has_deepxde:
             rows.append(("DeepXDE float32 (as shipped)", run_deepxde(theirs, args.adam, args.seconds)))
             rows.append(("DeepXDE float64", run_deepxde(theirs, args.adam, args.seconds, float64=True)))
             budget = rows[0][1][0]
-        rows.append(("symgrad float64 (C)", run_symgrad(ours, args.adam, budget)))
+        rows.append((f"symgrad float64, {method}", runners[method](ours, args.adam, budget)))
+        first = next(iter(rows[0][1][1].values()))
         for label, (seconds, errors) in rows:
             shown = ", ".join(f"{k} {v:.2e}" for k, v in errors.items())
-            print(f"{name:14s} {label:28s} {seconds:7.1f}  {shown}", flush=True)
+            ratio = first / next(iter(errors.values()))
+            print(f"{name:13s} {label:44s} {seconds:7.1f}  {shown:28s} {ratio:8.1f}x", flush=True)
+
+
+def main() -> None:
+    compare_with_deepxde(PROBLEMS, {LBFGS: run_symgrad}, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

@@ -29,12 +29,8 @@ checked elsewhere (Burgers: Cole-Hopf quadrature; Allen-Cahn: ETDRK4, tests/test
 
 from __future__ import annotations
 
-import argparse
 import functools
-import importlib.util
 import math
-import os
-import platform
 import time
 
 import numpy as np
@@ -270,7 +266,7 @@ def deepxde_neumann(dde):
     return model, [], None, errors
 
 
-LBFGS = "Adam, then L-BFGS"
+LBFGS = two_d.LBFGS
 LM = "Levenberg-Marquardt"
 LM_BUILT_IN = "Levenberg-Marquardt, conditions built in"
 # name: (symgrad builder, its method, DeepXDE builder)
@@ -292,31 +288,7 @@ RUNNERS = {LBFGS: two_d.run_symgrad, LM: run_levenberg_marquardt, LM_BUILT_IN: r
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=120.0, help="DeepXDE's wall-time cap a run")
-    parser.add_argument("--adam", type=int, default=5000, help="Adam steps before L-BFGS (at most)")
-    parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
-    args = parser.parse_args()
-    has_deepxde = bool(importlib.util.find_spec("deepxde") and importlib.util.find_spec("torch"))
-    if not has_deepxde:
-        print("DeepXDE with PyTorch is not installed (pip install deepxde torch): symgrad rows only")
-    print(
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; DeepXDE capped at {args.seconds:.0f} s"
-    )
-    print(f"{'problem':13s} {'run':44s} {'wall s':>7s}  relative L2 (|D-0.1| for D)  f32/symgrad")
-    for name in args.problems:
-        ours, method, theirs = PROBLEMS[name]
-        rows, budget = [], args.seconds
-        if has_deepxde:
-            rows.append(("DeepXDE float32 (as shipped)", two_d.run_deepxde(theirs, args.adam, args.seconds)))
-            rows.append(("DeepXDE float64", two_d.run_deepxde(theirs, args.adam, args.seconds, float64=True)))
-            budget = rows[0][1][0]
-        rows.append((f"symgrad float64, {method}", RUNNERS[method](ours, args.adam, budget)))
-        first = next(iter(rows[0][1][1].values()))
-        for label, (seconds, errors) in rows:
-            shown = ", ".join(f"{k} {v:.2e}" for k, v in errors.items())
-            ratio = first / next(iter(errors.values()))
-            print(f"{name:13s} {label:44s} {seconds:7.1f}  {shown:28s} {ratio:8.1f}x", flush=True)
+    two_d.compare_with_deepxde(PROBLEMS, RUNNERS, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

@@ -50,6 +50,9 @@ value, square_grad = ops.value_and_grad(square_sum)(x)
 """
 
 
+RIGHT, WRONG = "Tensor(np.array([2.0], np.float32))", "Tensor(np.array([1.0], np.float32))"  # Square's factor
+
+
 def _script(tmp_path, factor: str):
     path = tmp_path / "script.py"
     path.write_text(SCRIPT.replace("FACTOR", factor))
@@ -60,7 +63,7 @@ def _script(tmp_path, factor: str):
 def test_a_wrong_bprop_is_flagged_where_it_is_and_nothing_else(tmp_path):
     from symgrad.verification.mindspore_script import verify_mindspore_script
 
-    report = verify_mindspore_script(_script(tmp_path, "Tensor(np.array([1.0], np.float32))"))
+    report = verify_mindspore_script(_script(tmp_path, WRONG))
     failed = [r.derivative for r in report.rows if r.verdict == FAIL]
     assert failed == ["line 32: ops.value_and_grad[1]"], str(report)
     assert len(report.rows) == 6
@@ -76,10 +79,7 @@ def test_the_cli_passes_a_right_script_and_leaves_both_libraries_as_they_were(tm
 
     import symgrad
 
-    assert (
-        main(["verify", "--against-mindspore", str(_script(tmp_path, "Tensor(np.array([2.0], np.float32))"))])
-        == 0
-    )
+    assert main(["verify", "--against-mindspore", str(_script(tmp_path, RIGHT))]) == 0
     assert "verdict: all comparisons agree" in capsys.readouterr().out
     assert sys.modules["mindspore"] is mindspore and mindspore.ops.grad.__module__.startswith("mindspore")
     assert symgrad.ops.__spec__.name == "symgrad.ops" and symgrad.ops.grad.__module__.startswith("symgrad")
@@ -87,10 +87,7 @@ def test_the_cli_passes_a_right_script_and_leaves_both_libraries_as_they_were(tm
 
 @needs_mindspore
 def test_the_cli_exits_1_on_a_wrong_bprop(tmp_path, capsys):
-    assert (
-        main(["verify", "--against-mindspore", str(_script(tmp_path, "Tensor(np.array([1.0], np.float32))"))])
-        == 1
-    )
+    assert main(["verify", "--against-mindspore", str(_script(tmp_path, WRONG))]) == 1
     assert "1 comparison(s) FAILED" in capsys.readouterr().out
 
 
@@ -145,6 +142,6 @@ def test_parameters_that_cannot_be_matched_are_one_line_not_a_false_alarm(tmp_pa
 def test_the_pytest_helper_raises_with_the_report(tmp_path):
     from symgrad.testing import assert_mindspore_script_matches
 
-    assert assert_mindspore_script_matches(_script(tmp_path, "Tensor(np.array([2.0], np.float32))")).ok
+    assert assert_mindspore_script_matches(_script(tmp_path, RIGHT)).ok
     with pytest.raises(AssertionError, match=r"line 32: ops.value_and_grad\[1\]"):
-        assert_mindspore_script_matches(_script(tmp_path, "Tensor(np.array([1.0], np.float32))"))
+        assert_mindspore_script_matches(_script(tmp_path, WRONG))
