@@ -129,11 +129,11 @@ class CBackend(Backend):
     chunked = True
 
     def available(self) -> bool:
-        """A compiler is there, or compiled kernels are cached (they load without one)."""
-        from lowering import kernel_cache
+        """A compiler is there, or compiled libraries are cached (they load without one)."""
+        from lowering import library_cache
         from lowering.c_backend import find_compiler
 
-        return find_compiler() is not None or kernel_cache.has_kernels()
+        return find_compiler() is not None or library_cache.has_libraries()
 
     def hint(self) -> str:
         from lowering.c_backend import CompilerError, compiler

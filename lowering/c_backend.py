@@ -3,7 +3,7 @@
 One OpenMP loop over the points runs the whole shared program for each point, so no
 array is written per op and the weights stay in cache; batch sums (a loss and its
 weight gradient) are accumulated per thread inside the loop. Compiled libraries are
-kept on disk (``kernel_cache``), keyed by source and flags, and verified before loading.
+kept on disk (``library_cache``), keyed by source and flags, and verified before loading.
 OpenMP does not survive ``fork()``: in a forked child of a process that ran a C kernel,
 kernels run on the NumPy backend instead (with a warning).
 """
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lowering import kernel_cache
-from lowering.c_source import PointProgram, print_point_program
+from lowering import library_cache
+from lowering.c import PointProgram, print_point_program
 from lowering.call_plan import CallPlan
 from lowering.printer import FUNCTION, Program, argument_names
 from symgrad.core.graph import Node, Var
@@ -93,7 +93,7 @@ def compiler() -> str:
 
 
 def _compiled_into(compiler_path: str, source: str, extra: list[str]):
-    """A builder for :func:`kernel_cache.store` that compiles ``source`` into its path."""
+    """A builder for :func:`library_cache.store` that compiles ``source`` into its path."""
 
     def build(target: Path) -> None:
         c_file = target.with_suffix(".c")
@@ -123,7 +123,7 @@ def uses_vector_math() -> bool:
             )
         )
         note = "vector_math_" + hashlib.sha256("\0".join([probe, *FLAGS]).encode()).hexdigest()[:16]
-        known = kernel_cache.read_note(note)
+        known = library_cache.read_note(note)
         if known is not None:
             _vector_math = known == "yes"
         else:
@@ -131,11 +131,11 @@ def uses_vector_math() -> bool:
             if path is None:
                 return False  # decided when a compiler is there
             try:
-                kernel_cache.store(note + ".so", _compiled_into(path, probe, ["-lmvec", "-lm"]))
+                library_cache.store(note + ".so", _compiled_into(path, probe, ["-lmvec", "-lm"]))
                 _vector_math = True
             except CompilerError:
                 _vector_math = False
-            kernel_cache.write_note(note, "yes" if _vector_math else "no")
+            library_cache.write_note(note, "yes" if _vector_math else "no")
     return _vector_math
 
 
@@ -154,7 +154,7 @@ def load_library(source: str):
     if key in _loaded:
         return _loaded[key]
     name = f"kernel_{key}.so"
-    path = kernel_cache.find(name) or kernel_cache.store(name, _compiled_into(compiler(), source, extra))
+    path = library_cache.find(name) or library_cache.store(name, _compiled_into(compiler(), source, extra))
     try:
         library = ctypes.CDLL(str(path))
     except OSError as exc:  # complete and unchanged, yet not loadable here: rebuild it once
@@ -163,8 +163,8 @@ def load_library(source: str):
             RuntimeWarning,
             stacklevel=3,
         )
-        kernel_cache.discard(path)
-        library = ctypes.CDLL(str(kernel_cache.store(name, _compiled_into(compiler(), source, extra))))
+        library_cache.discard(path)
+        library = ctypes.CDLL(str(library_cache.store(name, _compiled_into(compiler(), source, extra))))
     function = getattr(library, FUNCTION)
     function.restype = ctypes.c_int  # 1: a thread's scratch or the sums could not be allocated
     function.argtypes = [ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from lowering.c_source import PointProgram
+from lowering.c import PointProgram
 from symgrad.core.graph import Node, Var
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from lowering import batch_sums
-from lowering.c_source import point_inputs, print_point_program
+from lowering.c import point_inputs, print_point_program
 from lowering.printer import FUNCTION, Program, argument_names
 from lowering.runtime import ArrayRuntime
 from symgrad.core.graph import Node, Var

@@ -88,17 +88,12 @@ class NumpyPrinter:
                 continue
             if isinstance(node, Var):
                 raise unbound(node, args)
+            if isinstance(node, Const) and node.is_weak:
+                code[node] = _literal(node.value)
+                continue
             if isinstance(node, Const):
-                if node.is_weak:
-                    code[node] = _literal(node.value)
-                    continue
-                if node.ndim == 0:
-                    line = f"rt.scalar({_literal(node.value.item())}, {node.dtype.name!r})"
-                else:
-                    line = f"_c[{len(consts)}]"
-                    consts.append(node.value)
                 code[node] = f"c{len(body)}"
-                body.append((code[node], line, []))
+                body.append((code[node], _const_line(node, consts), []))
                 continue
             code[node] = f"t{op_count}"
             op_count += 1
@@ -164,6 +159,14 @@ def unbound(node: Var, args: Sequence[Var]) -> UnboundError:
         f"the outputs depend on variable {node.display_name!r} {node.shape} "
         f"which is not among the kernel arguments ({listed})"
     )
+
+
+def _const_line(node: Const, consts: list) -> str:
+    """The expression of a constant: a literal scalar, or the next of the ``_c`` values."""
+    if node.ndim == 0:
+        return f"rt.scalar({_literal(node.value.item())}, {node.dtype.name!r})"
+    consts.append(node.value)
+    return f"_c[{len(consts) - 1}]"
 
 
 def _with_deletions(body, keep: set[str]) -> list[str]:

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import lowering
+import lowering.c
+import lowering.c.walk
 import lowering.c_backend as c_backend
-import lowering.c_source
 import symgrad
 from symgrad import ops
 from symgrad.errors import UnboundError
@@ -179,7 +180,7 @@ def test_tanh_is_symgrads_own_function_within_4_ulp_of_numpy(rng):
     padded = np.resize(values, 70_000)
     _assert_tanh(per_point(padded[None, :])[0][0], padded)
 
-    cuda = lowering.c_source.print_point_program(blocked._outputs, blocked._args, target="cuda").source
+    cuda = lowering.c.print_point_program(blocked._outputs, blocked._args, target="cuda").source
     assert "sg_tanh" not in cuda and "tanh(" in cuda
 
 
@@ -246,7 +247,7 @@ def test_outer_and_inner_broadcasts_and_leading_reductions_read_without_tables(r
         return ops.ReduceSum()(y, (0,)), ops.ReduceSum()(y * y, (0, 1)), ops.ReduceSum()(y, (1, 2))
 
     outputs = [*f(x, inner, outer), *ops.grad(lambda *a: f(*a)[1].sum(), (0, 1, 2))(x, inner, outer)]
-    source = lowering.c_source.print_point_program(
+    source = lowering.c.print_point_program(
         [o._node for o in outputs[:2]], [x._node, inner._node, outer._node]
     ).source
     assert "STATIC int" not in source  # no index tables for these reads and sums
@@ -260,13 +261,13 @@ def test_elementwise_chains_are_one_loop_with_local_intermediates(lanes, monkeyp
     inside it is a local there. Element 0 of a vector computed in the same loop (y[0]), a
     per-point scalar, a shared vector and an output in mid-chain are still read right."""
     if not lanes:
-        monkeypatch.setattr(lowering.c_source, "_LANES", ())  # point by point
+        monkeypatch.setattr(lowering.c.walk, "_LANES", ())  # point by point
     v, s, w = symgrad.placeholder("v", (5,)), symgrad.placeholder("s"), symgrad.placeholder("w", (5,))
     y = ops.tanh(v * w + s)
     mid = 1 - y * y
     z = ops.exp(mid * y[0]) - ops.Reshape()(y, (5, 1)).reshape((5,)) * 2.0
     outputs, args = [mid, z, *ops.grad(lambda v: (z * mid).sum())(v)], [v, s, w]
-    source = lowering.c_source.print_point_program(
+    source = lowering.c.print_point_program(
         [o._node for o in outputs[:2]], [a._node for a in args], shared=frozenset({2})
     ).source
     # arrays for y (read as y[0]) and the two outputs; v * w, + s, y * y, exp(...) are locals
@@ -332,7 +333,7 @@ def test_burgers_residual_and_loss_gradient_equal_numpy(rng):
 def test_large_per_point_arrays_live_in_heap_scratch_with_the_same_results(monkeypatch, rng):
     """Past _STACK_BYTES a point's arrays are carved from one malloc per thread (a d = 10^4
     Laplacian's arrays overflowed thread stacks); the threshold is lowered to run it here."""
-    monkeypatch.setattr(lowering.c_source, "_STACK_BYTES", 256)
+    monkeypatch.setattr(lowering.c.walk, "_STACK_BYTES", 256)
     net = PointMLP([2, 8, 8, 1], seed=3)
     x, t = symgrad.placeholder("x"), symgrad.placeholder("t")
     terms = burgers_terms(net, x, t)

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import lowering
 import symgrad
-from lowering import c_backend, kernel_cache
+from lowering import c_backend, library_cache
 from symgrad import GradError, OpError, Tensor, ops
 from symgrad.errors import PositionError
 
@@ -206,7 +206,7 @@ def fresh_cache(monkeypatch, tmp_path):
     monkeypatch.setenv("SYMGRAD_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(c_backend, "_loaded", {})
     monkeypatch.setattr(c_backend, "_vector_math", None)
-    monkeypatch.setattr(kernel_cache, "_fallback", None)
+    monkeypatch.setattr(library_cache, "_fallback", None)
     return tmp_path / "cache" / "c"
 
 
@@ -319,7 +319,7 @@ def test_an_unwritable_cache_falls_back_to_a_temporary_folder(monkeypatch, tmp_p
     monkeypatch.setenv("SYMGRAD_CACHE", str(blocker / "cache"))
     monkeypatch.setattr(c_backend, "_loaded", {})
     monkeypatch.setattr(c_backend, "_vector_math", None)
-    monkeypatch.setattr(kernel_cache, "_fallback", None)
+    monkeypatch.setattr(library_cache, "_fallback", None)
     assert "c" in lowering.available_backends()
     with pytest.warns(RuntimeWarning, match="cannot be written"):
         kernel = _sin_kernel()

@@ -287,7 +287,7 @@ def test_chunked_evaluation_equals_evaluating_all_points_at_once(rng):
 def test_fused_cuda_kernels_compile_with_nvcc(tmp_path, rng):
     """No GPU is needed to check that the fused CuPy kernel's CUDA source is valid CUDA."""
     from lowering.batch_sums import plan_batch_sums
-    from lowering.c_source import print_point_program
+    from lowering.c import print_point_program
     from lowering.printer import FUNCTION
     from symgrad.models import PointMLP, burgers_terms
 

@@ -156,18 +156,22 @@ def reverse(
     input_grads, weight_grads = placed(tensors[n_out:])
     pull = None
     if pullback:
-        sens_vars, finished = cot, tensors[n_out:]
 
         def pull(sens) -> tuple[list[Tensor | None], list[Tensor]]:
             parts = _sens_list(sens, differentiated, tuple_sens, who)
-            mapping = {var: part._node for var, part in zip(sens_vars, parts)}
-            env = {**finished[0]._env, **merge_env(*parts)} if finished else {}
-            grads = [Tensor._wrap(n, env) for n in substitute([t._node for t in finished], mapping)]
-            Tensor._evaluate_together(grads)
-            return placed(grads)
+            return placed(_pulled(tensors[n_out:], cot, parts))
 
     outs = tensors[:n_out]
     return Reverse(outs, is_tuple, input_grads, weight_grads, pack_like(raw, outs), pull)
+
+
+def _pulled(finished: list[Tensor], sens_vars: list[Node], parts: list[Tensor]) -> list[Tensor]:
+    """The unevaluated gradients ``finished`` at the sens ``parts`` (for its ``sens_vars``), evaluated."""
+    mapping = {var: part._node for var, part in zip(sens_vars, parts)}
+    env = {**finished[0]._env, **merge_env(*parts)} if finished else {}
+    grads = [Tensor._wrap(n, env) for n in substitute([t._node for t in finished], mapping)]
+    Tensor._evaluate_together(grads)
+    return grads
 
 
 def _cotangents(sens, differentiated: list[Tensor], tuple_sens: bool, trace: Trace, who: str) -> list[Node]:

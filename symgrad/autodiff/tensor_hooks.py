@@ -3,16 +3,28 @@
 ``hook(grad)`` sees the gradient of the tensor it is registered on and may return a replacement
 (None keeps it). On a Parameter, or a tensor given as an input, the hook is kept on the tensor and
 applied to the gradient that ``grad``/``GradOperation`` return for it. On a tensor computed inside
-a traced call, the tensor becomes an identity whose reverse rule calls the hook (HookBackward's
-op), so every later use of it sees the hooked gradient. ``handle.remove()`` turns the hook off.
+a traced call, the tensor becomes an identity whose reverse rule calls the hook (as HookBackward's
+op does), so every later use of it sees the hooked gradient. ``handle.remove()`` turns it off.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from symgrad.autodiff.custom_bprop import with_bprop
 from symgrad.core.graph import Const, Var
 from symgrad.tensor import Tensor
+
+
+class _TensorHook:
+    """The reverse rule of a hooked tensor: its hook's replacement of the gradient, or the gradient."""
+
+    def __init__(self, hook: Callable):
+        self.hook = hook
+
+    def bprop(self, x, out, dout):
+        replaced = self.hook(dout)
+        return (dout if replaced is None else replaced,)
 
 
 class RemovableHandle:
@@ -33,12 +45,11 @@ def register_hook(tensor: Tensor, hook: Callable) -> RemovableHandle:
     hooks = tensor.__dict__.setdefault("_hooks", [])
     hooks.append(hook)
     if not isinstance(tensor._node, Const | Var):  # computed in a trace: hook its reverse rule
-        from symgrad.ops.hooks import HookBackward  # the op lives with the other backward hooks
 
         def live(grad):
             return hook(grad) if hook in hooks else None
 
-        hooked = HookBackward(live)(tensor)
+        hooked = with_bprop(_TensorHook(live), (tensor,), tensor)
         tensor._node, tensor._env = hooked._node, {**tensor._env, **hooked._env}
         tensor._cache = None
     return RemovableHandle(hooks, hook)

@@ -16,6 +16,7 @@ import numpy as np
 from symgrad.core.families import activations, linalg, transcendental
 from symgrad.errors import OpError
 from symgrad.ops import functional as F
+from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor, merge_env
 
 _exp, _log, _sqrt, _abs = F.GENERATED["exp"], F.GENERATED["log"], F.GENERATED["sqrt"], F.GENERATED["abs"]
@@ -184,25 +185,6 @@ def tile(input, dims) -> Tensor:  # noqa: A002 - MindSpore's name
     return spread.reshape(tuple(r * s for r, s in zip(reps, shape)))
 
 
-def _swap_last(t: Tensor) -> Tensor:
-    return t.transpose(tuple(range(t.ndim - 2)) + (t.ndim - 1, t.ndim - 2))
-
-
-def batch_matmul(x, y, transpose_a: bool = False, transpose_b: bool = False) -> Tensor:
-    """Matrix products over the leading (batch) axes of two tensors of rank >= 3 (batch axes broadcast)."""
-    a, b = F.as_tensor(x, "BatchMatMul", "x"), F.as_tensor(y, "BatchMatMul", "y")
-    if a.ndim < 2 or b.ndim < 2:
-        raise OpError(f"BatchMatMul: both arguments need rank >= 2, got shapes {a.shape} and {b.shape}")
-    if transpose_a:
-        a = _swap_last(a)
-    if transpose_b:
-        b = _swap_last(b)
-    if a.shape[-1] != b.shape[-2]:
-        raise OpError(f"BatchMatMul: shapes {a.shape} and {b.shape} do not chain (inner sizes differ)")
-    # (..., n, k, 1) * (..., 1, k, m) summed over k
-    return F.reduce_sum(a.expand_dims(a.ndim) * b.expand_dims(b.ndim - 2), -2)
-
-
 def _diagonal(t: Tensor, term: str) -> tuple[Tensor, str]:
     """A letter repeated in one term (``"ii"``) takes the diagonal: times the identity, summed over the repeat."""
     for q in range(len(term) - 1, 0, -1):
@@ -337,8 +319,6 @@ def batch_norm(
 def _batch_norm(x, scale, bias, mean, variance, training, eps, momentum, data_format, who) -> tuple:
     """MindSpore's BatchNorm outputs: y, then zeros, zeros, and the batch mean and biased
     variance in training (zeros in inference), as MindSpore 2.10 returns them."""
-    from symgrad.parameter import Parameter  # parameter imports tensor; no cycle at call time
-
     x = F.as_tensor(x, who, "input_x")
     if data_format not in ("NCHW", "NHWC") or x.ndim < 2:
         raise OpError(
@@ -376,7 +356,6 @@ def _batch_norm(x, scale, bias, mean, variance, training, eps, momentum, data_fo
 
 __all__ = sorted(
     [
-        "batch_matmul",
         "bessel_i0",
         "bessel_i1",
         "conv2d",

@@ -67,8 +67,6 @@ def matmul(x, y, transpose_a: bool = False, transpose_b: bool = False) -> Tensor
     a, b = as_tensor(x, "MatMul", "x"), as_tensor(y, "MatMul", "y")
     if a.ndim <= 2 and b.ndim <= 2:
         return Tensor._wrap(_matmul_node(a._node, b._node, transpose_a, transpose_b), merge_env(a, b))
-    from symgrad.ops.built_from_rows import batch_matmul
-
     if (a.ndim == 1 and transpose_a) or (b.ndim == 1 and transpose_b):
         raise OpError(f"MatMul: a vector (rank 1) cannot be transposed; shapes {a.shape} and {b.shape}")
     inner_a = a.shape[-2] if transpose_a else a.shape[-1]
@@ -82,6 +80,25 @@ def matmul(x, y, transpose_a: bool = False, transpose_b: bool = False) -> Tensor
     if b.ndim == 1:
         product = product.reshape(product.shape[:-1])
     return product
+
+
+def _swap_last(t: Tensor) -> Tensor:
+    return t.transpose(tuple(range(t.ndim - 2)) + (t.ndim - 1, t.ndim - 2))
+
+
+def batch_matmul(x, y, transpose_a: bool = False, transpose_b: bool = False) -> Tensor:
+    """Matrix products over the leading (batch) axes of two tensors of rank >= 3 (batch axes broadcast)."""
+    a, b = as_tensor(x, "BatchMatMul", "x"), as_tensor(y, "BatchMatMul", "y")
+    if a.ndim < 2 or b.ndim < 2:
+        raise OpError(f"BatchMatMul: both arguments need rank >= 2, got shapes {a.shape} and {b.shape}")
+    if transpose_a:
+        a = _swap_last(a)
+    if transpose_b:
+        b = _swap_last(b)
+    if a.shape[-1] != b.shape[-2]:
+        raise OpError(f"BatchMatMul: shapes {a.shape} and {b.shape} do not chain (inner sizes differ)")
+    # (..., n, k, 1) * (..., 1, k, m) summed over k
+    return reduce_sum(a.expand_dims(a.ndim) * b.expand_dims(b.ndim - 2), -2)
 
 
 def reduce_sum(x, axis=(), keep_dims: bool = False) -> Tensor:
@@ -244,6 +261,7 @@ __all__ = sorted(
     [
         *GENERATED,
         "addn",
+        "batch_matmul",
         "broadcast_to",
         "cast",
         "concat",

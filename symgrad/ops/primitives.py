@@ -280,7 +280,7 @@ class BatchMatMul(MatMul):
     """``BatchMatMul(transpose_a=False, transpose_b=False)(x, y)``: matrix products over the leading axes."""
 
     def __call__(self, x, y):
-        return C.batch_matmul(x, y, self.transpose_a, self.transpose_b)
+        return F.batch_matmul(x, y, self.transpose_a, self.transpose_b)
 
 
 class ReduceSum(_Reduction):

@@ -1,4 +1,4 @@
-"""Compiled kernels on disk: checked before loading, rebuilt when damaged, never fatal.
+"""Compiled libraries on disk: checked before loading, rebuilt when damaged, never fatal.
 
 Each library ``NAME.so`` has a sidecar ``NAME.so.sha256`` holding its hash and its name
 (``NAME`` carries the hash of the kernel's source and flags), written before the library
@@ -23,7 +23,7 @@ _fallback: Path | None = None
 
 
 def cache_dir() -> Path:
-    """Where compiled kernels are kept: ``$SYMGRAD_CACHE/c`` or ``~/.cache/symgrad/c``."""
+    """Where compiled libraries are kept: ``$SYMGRAD_CACHE/c`` or ``~/.cache/symgrad/c``."""
     root = os.environ.get("SYMGRAD_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "symgrad")
     return Path(root) / "c"
 
@@ -134,6 +134,6 @@ def write_note(name: str, text: str) -> None:
     os.replace(handle.name, folder / name)
 
 
-def has_kernels() -> bool:
-    """Whether any compiled kernel is cached (so some kernels can run without a compiler)."""
+def has_libraries() -> bool:
+    """Whether any compiled library is cached (so some kernels can run without a compiler)."""
     return any(folder.is_dir() and any(folder.glob("kernel_*.so")) for folder in _folders())

@@ -1,0 +1,127 @@
+"""The OpenMP driver: the printed body inside a parallel loop over the points, on the CPU.
+
+``compute(n, in, stride, out)`` runs point by point, or in blocks of ``lanes`` points whose
+per-point values sit side by side so every loop over elements vectorizes over the points. Each
+thread adds its points' shares of the batch sums into its own row of ``sums``; the rows are
+added in a fixed order at the end, so results do not depend on timing. Small batches run on
+one thread: waking the others costs more than it saves.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lowering.c.outputs import block_lines, point_lines, sum_offsets
+from lowering.c.point_program import PointProgram, cast_macros, size_of
+from lowering.c.products import COLS
+from lowering.printer import FUNCTION
+from symgrad.core.registry import CONTRACTION, lookup
+
+if TYPE_CHECKING:
+    from lowering.c.walk import PointPrinter
+
+_PARALLEL_WORK = 200_000  # points x work per point below which a kernel runs on one thread
+
+
+def program(printer: PointPrinter) -> PointProgram:
+    """The C source of ``int compute(n, in, stride, out)`` (1 when memory ran out, else 0)."""
+    real, lanes = printer.real, printer.lanes
+    lines = _header(printer) + cast_macros()
+    functions_at = len(lines)  # the functions go here once the loop body has asked for them all
+    lines += printer.statics
+    offsets, total = sum_offsets(printer)
+    if lanes == 1:  # printed first: the block's input arrays take heap scratch too
+        point = point_lines(printer, offsets, "in[{k}] + p * stride[{k}]", "out[{j}]")
+    else:
+        point = block_lines(printer, offsets)
+    lines[functions_at:functions_at] = printer.functions.values()
+    signature = f"(idx_t n, const {real} *const *in, const idx_t *stride, {real} *const *out)"
+    serial = f"n * {_work_per_point(printer)} < {_PARALLEL_WORK}"
+    lines += [
+        f"int {FUNCTION}{signature}\n{{",
+        f"    int threads = {serial} ? 1 : omp_get_max_threads();",
+    ]
+    lines += _allocations(printer, total)
+    lines += ["    #pragma omp parallel num_threads(threads)", "    {"]
+    if printer.heap:
+        lines.append(
+            f"        {real} *scratch = scratches + (size_t)omp_get_thread_num() * {printer.scratch};"
+        )
+    if printer.plans:
+        lines.append(f"        {real} *acc = sums + (size_t)omp_get_thread_num() * {total};")
+    if lanes == 1:
+        lines += ["        #pragma omp for schedule(static)", "        for (idx_t p = 0; p < n; p++) {"]
+    else:
+        lines += [f"        {line}" for line in printer.prelude]
+        lines += [
+            "        #pragma omp for schedule(static)",
+            f"        for (idx_t p0 = 0; p0 < n; p0 += {lanes}) {{",
+            f"            int nb = n - p0 < {lanes} ? (int)(n - p0) : {lanes};",
+        ]
+    lines += [f"            {line}" for line in point] + ["        }", "    }"]
+    lines += ["    free(scratches);"] if printer.heap else []
+    if printer.plans:
+        lines += [
+            "    for (int k = 0; k < threads; k++) {",
+            *[
+                f"        for (int i = 0; i < {size_of(printer.outputs[j])}; i++) out[{j}][i] += sums[k * {total} + {off} + i];"
+                for j, off in offsets.items()
+            ],
+            "    }",
+            "    free(sums);",
+        ]
+    lines += ["    return 0;", "}"]
+    return printer.finished(lines)
+
+
+def _header(printer: PointPrinter) -> list[str]:
+    """Includes, macros and, in blocks of points, the vector type of one value per point."""
+    real = printer.real
+    lines = [
+        f"/* symgrad per-point kernel; computes in {real} */",
+        "#include <math.h>",
+        "#include <stdlib.h>",
+        "#include <string.h>",
+        "#include <omp.h>",
+        "#define STATIC static const",
+        '#define SIMD_SUM _Pragma("omp simd reduction(+:s)")',
+        f'#define UNROLL_BLOCK _Pragma("GCC unroll {COLS}")',
+        "typedef long idx_t;",
+    ]
+    if printer.lanes > 1:  # one value per point of a block, as a GCC/Clang vector
+        lines += [
+            f"typedef {real} lanes_t __attribute__((vector_size({printer.vector * printer.itemsize})));",
+            f"static inline lanes_t load_lanes(const {real} *p) {{ lanes_t v; memcpy(&v, p, sizeof v); return v; }}",
+            f"static inline void store_lanes({real} *p, lanes_t v) {{ memcpy(p, &v, sizeof v); }}",
+            # one compiled copy of each block function: inlined, every call was compiled anew
+            "#define NOINLINE __attribute__((noinline, noclone))",
+        ]
+    return lines
+
+
+def _allocations(printer: PointPrinter, total: int) -> list[str]:
+    """The threads' rows of batch sums and their heap scratch (if any), freed on failure."""
+    real, lines = printer.real, []
+    if printer.plans:
+        lines += [
+            f"    {real} *sums = calloc((size_t)threads * {total}, sizeof({real}));",
+            "    if (!sums) return 1;",
+        ]
+    if printer.heap:
+        free_sums = " free(sums);" if printer.plans else ""
+        lines += [
+            f"    {real} *scratches = malloc((size_t)threads * {printer.scratch} * sizeof({real}));",
+            f"    if (!scratches) {{{free_sums} return 1; }}",
+        ]
+    return lines
+
+
+def _work_per_point(printer: PointPrinter) -> int:
+    """Roughly the arithmetic of one point: every value computed, a product's inner sums."""
+    work = 0
+    for node in printer.names:
+        if node.args:
+            pattern = lookup(node.op).pattern
+            inner = node.args[0].shape[-1] if pattern == CONTRACTION and node.args[0].ndim else 1
+            work += size_of(node) * inner
+    return max(1, work)

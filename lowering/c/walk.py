@@ -1,0 +1,200 @@
+"""The walk over a graph that prints the per-point C program's body, one node at a time.
+
+:class:`PointPrinter` holds what the walk knows: each node's C name, the per-thread prelude
+(what no point changes), the per-point body, the file-scope tables and constants, and symgrad's
+own C functions the body calls. Each node is printed by the emitter registered for its op's
+pattern (``EMITTERS`` in ``lowering/c/__init__.py``); a driver (``openmp_driver``,
+``cuda_driver``) then wraps the body in its loop over the points.
+
+Values are small fixed-size arrays, one per shared node. In a blocked program (OpenMP with
+``lanes`` > 1) a per-point array holds element ``i`` of point ``b`` at ``i * lanes + b``;
+nodes that depend on nothing per point (weights and what is computed from them alone) are
+``uniform``: computed once per thread, in the prelude, without lanes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+from lowering import batch_sums
+from lowering.c import elementwise
+from lowering.c.point_program import PointProgram, c_literal, size_of
+from lowering.printer import unbound
+from symgrad.core.graph import Const, Node, Var, computed_elements, topo_order
+from symgrad.core.registry import lookup
+
+# an emitter prints one node of its pattern as ``name`` (into ``printer.body``); one that
+# appends its own lines first flushes the elementwise loop waiting to be printed
+Emitter = Callable[["PointPrinter", Node, str], None]
+
+_STACK_BYTES = 512 * 1024  # a point's arrays beyond this go to heap scratch (threads' stacks are small)
+_LANES = (8, 4)  # points per block, the most that fit in _BLOCK_BYTES (2 would be half a vector)
+# a block's arrays (measured: the H = 64 Burgers loss gradient is faster in 8 lanes than 2)
+_BLOCK_BYTES = 2048 * 1024
+_VECTOR_BYTES = 32  # one AVX register (two NEON registers)
+
+
+class PointPrinter:
+    """The body of the per-point program of ``leaves`` (the outputs and batch sums' factors)."""
+
+    def __init__(
+        self,
+        outputs: Sequence[Node],
+        args: Sequence[Var],
+        plans: dict[int, batch_sums.Plan],
+        leaves: list[Node],
+        emitters: Mapping[str, Emitter],
+        spelling_keys: tuple[str, ...],
+        double: bool = False,
+        target: str = "openmp",
+        shared: frozenset[int] = frozenset(),
+    ):
+        self.emitters = emitters
+        self.spelling_keys = spelling_keys
+        self.target = target
+        self.outputs = list(outputs)
+        self.args = list(args)
+        self.plans = plans
+        nodes = topo_order(leaves)
+        floats = [n.dtype for n in nodes if n.dtype is not None and n.dtype.kind == "f"]
+        single = floats and all(d == np.float32 for d in floats)
+        self.real = "float" if single and not double else "double"
+        self.itemsize = 4 if self.real == "float" else 8
+        per_point = computed_elements(nodes) * self.itemsize
+        # points per block: as many as keep a block's arrays in the core's cache (1: point by point)
+        self.lanes = 1
+        if target == "openmp":
+            self.lanes = next((w for w in _LANES if w * per_point <= _BLOCK_BYTES), 1)
+        self.vector = min(self.lanes, _VECTOR_BYTES // self.itemsize)  # values per C vector of lanes
+        # a block's arrays past _STACK_BYTES live in per-thread heap scratch, not on the stack
+        self.heap = target == "openmp" and per_point * self.lanes > _STACK_BYTES
+        self.scratch = 0  # elements of the scratch handed out so far
+        self.statics: list[str] = []  # file-scope tables and constants
+        self.functions: dict[str, str] = {}  # op -> the C source of symgrad's own function it calls
+        self.body: list[str] = []  # per point (or per block of points)
+        self.prelude: list[str] = []  # per thread, before the loop: what no point changes
+        self.names: dict[Node, str] = {}
+        self.scalars: dict[Node, str] = {}  # nodes that are one literal
+        self.uniform: set[Node] = set()  # nodes every point shares (blocked programs only)
+        self.op_count = 0
+        self.lane: str | None = None  # the lane index of the node being printed, if it has lanes
+        # elementwise nodes waiting to share one loop, per list of lines (prelude or body)
+        self.pending: dict[int, elementwise.Fused] = {}
+        self.kept = set(leaves)  # read after the body: outputs and the batch sums' factors
+        self.alias_of: dict[Node, Node] = {}  # nodes with their argument's elements, in order
+        self.consumers: dict[Node, list[Node]] = {}
+        for node in nodes:
+            for a in node.args:
+                self.consumers.setdefault(a, []).append(node)
+        for k, var in enumerate(self.args):
+            self.names[var] = f"a{k}"
+            if self.lanes > 1 and k in shared:
+                self.uniform.add(var)
+                self.prelude.append(f"const {self.real} *a{k} = in[{k}];")
+        for node in nodes:
+            if node not in self.names:
+                self._print(node)
+        for lines in (self.prelude, self.body):
+            self.flush(lines)
+
+    def _print(self, node: Node) -> None:
+        if isinstance(node, Var):
+            raise unbound(node, self.args)
+        if isinstance(node, Const):
+            self._print_const(node)
+            return
+        name = f"t{self.op_count}"
+        self.op_count += 1
+        self.names[node] = name
+        uniform = self.lanes > 1 and all(a in self.uniform for a in node.args)
+        if uniform:
+            self.uniform.add(node)
+        self.lane = "b" if self.lanes > 1 and not uniform else None
+        body, self.body = self.body, (self.prelude if uniform else self.body)
+        self.emitters[lookup(node.op).pattern](self, node, name)
+        self.body = body
+
+    def _print_const(self, node: Const) -> None:
+        values = np.asarray(node.value).ravel()
+        if values.size == 1:
+            self.scalars[node] = c_literal(values[0], self.real)
+            self.names[node] = self.scalars[node]
+            self.uniform.add(node)
+            return
+        name = f"c{len(self.statics)}"
+        items = ", ".join(c_literal(v, self.real) for v in values)
+        self.statics.append(f"STATIC {self.real} {name}[{values.size}] = {{{items}}};")
+        self.names[node] = name
+        self.uniform.add(node)
+
+    # ----- what emitters and drivers use -----
+
+    def flush(self, lines: list[str] | None = None) -> None:
+        """Print the elementwise loop waiting in ``lines`` (default: the body being printed)."""
+        elementwise.flush(self, self.body if lines is None else lines)
+
+    def array(self, name: str, size: int) -> str:
+        """The declaration of a per-point array (times the lanes of a blocked node): on the
+        stack, or in the thread's heap scratch."""
+        size *= self.width
+        if not self.heap:
+            return f"{self.real} {name}[{size}];"
+        offset, self.scratch = self.scratch, self.scratch + size
+        return f"{self.real} *restrict {name} = scratch + {offset};"
+
+    @property
+    def width(self) -> int:
+        """Values per element of the node being printed: its lanes, or 1."""
+        return self.lanes if self.lane else 1
+
+    def at(self, node: Node, index: str, lane: str | None = None) -> str:
+        """C expression for element ``index`` of ``node`` (at point ``lane`` of a block, if given)."""
+        if node in self.scalars:
+            return self.scalars[node]
+        if lane is None or node in self.uniform:
+            return f"{self.names[node]}[{index}]"
+        return f"{self.names[node]}[({index}) * {self.lanes} + {lane}]"
+
+    def element(self, name: str, index: str) -> str:
+        """The target of element ``index`` of the node being printed (inside its lane loop)."""
+        return f"{name}[({index}) * {self.lanes} + b]" if self.lane else f"{name}[{index}]"
+
+    def per_lane(self, statement: str) -> str:
+        """``statement`` for each point of the block, when the node being printed has lanes."""
+        return f"for (int b = 0; b < {self.lanes}; b++) {statement}" if self.lane else statement
+
+    def pointer(self, node: Node) -> str:
+        """A pointer to ``node``'s values (a one-element array for a literal)."""
+        if node in self.scalars:
+            return f"(const {self.real}[]){{{self.scalars[node]}}}"
+        return self.names[node]
+
+    def expression(self, node: Node, reads: list[str]) -> str:
+        """The C expression of an elementwise node from its arguments' reads (noting the
+        function of symgrad's own it calls, if any)."""
+        op = lookup(node.op)
+        spelling = op.spelling(*self.spelling_keys)
+        if op.c_function and spelling == op.spellings["c"]:
+            self.functions[op.name] = op.c_function
+        fields = {f"p{i}": c_literal(p, self.real) for i, p in enumerate(node.params)}
+        return spelling.format(*reads, **fields)
+
+    def table(self, values) -> str:
+        """The name of a file-scope table of the integers ``values``."""
+        name = f"c{len(self.statics)}"
+        items = ", ".join(str(int(v)) for v in np.asarray(values).ravel())
+        self.statics.append(f"STATIC int {name}[{np.asarray(values).size}] = {{{items}}};")
+        return name
+
+    def finished(self, lines: list[str]) -> PointProgram:
+        """The program whose source is ``lines``."""
+        return PointProgram(
+            source="\n".join(lines) + "\n",
+            real=self.real,
+            sizes_out=[size_of(o) for o in self.outputs],
+            op_count=self.op_count,
+            scratch_bytes=self.scratch * self.itemsize,
+            lanes=self.lanes,
+        )
