@@ -12,6 +12,7 @@ class Parameter(Tensor):
     """A named, updatable weight. In formulas it appears under its name."""
 
     _auto_name = False  # True once a Cell named it after its attribute (then prefixes may follow)
+    _node: Var  # a Parameter is a variable of the graph
 
     def __init__(self, default_input, name: str | None = None, requires_grad: bool = True, **_ignored):
         data = _to_array(default_input, None)
@@ -21,8 +22,8 @@ class Parameter(Tensor):
         self._node = Var(self.name, data.shape, data.dtype, param=self)
         self._cache = None
 
-    @property
-    def _env(self) -> dict:
+    @property  # Tensor's _env is set where a tensor is made; a Parameter's follows its data
+    def _env(self) -> dict:  # type: ignore[override]
         return {self._node: self._data}
 
     def _value(self) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -136,6 +136,17 @@ def _broadcast_value(update: Node, region, shape, index) -> Node:
 class Tensor:
     """A MindSpore-style tensor whose value and derivatives are closed forms."""
 
+    if TYPE_CHECKING:  # for type checkers: installed from the op table (see install_operators)
+
+        def _binary(self, other: Any) -> Tensor: ...
+
+        def _unary(self) -> Tensor: ...
+
+        __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _binary
+        __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __pow__ = __rpow__ = _binary
+        __lt__ = __le__ = __gt__ = __ge__ = _binary
+        __neg__ = __abs__ = _unary
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """NumPy's ufuncs that are table ops (np.sin, np.exp, np.add from ``array + tensor``, ...)
         apply the op, so the result stays in the graph and is differentiated exactly; any other
@@ -191,6 +202,7 @@ class Tensor:
             env = merge_env(*group)
             for t, value in zip(group, evaluate([t._node for t in group], env)):
                 t._cache = value
+        assert self._cache is not None  # evaluate gives every node of the group a value
         return self._cache
 
     def asnumpy(self) -> np.ndarray:
@@ -346,12 +358,12 @@ class Tensor:
         return int(self.item())
 
     def reshape(self, *shape) -> Tensor:
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple | list) else shape
-        return Tensor._wrap(reshape(self._node, shape), self._env)
+        dims = shape[0] if len(shape) == 1 and isinstance(shape[0], tuple | list) else shape
+        return Tensor._wrap(reshape(self._node, dims), self._env)
 
     def transpose(self, *perm) -> Tensor:
-        perm = perm[0] if len(perm) == 1 and isinstance(perm[0], tuple | list) else perm
-        return Tensor._wrap(transpose(self._node, perm or None), self._env)
+        axes = perm[0] if len(perm) == 1 and isinstance(perm[0], tuple | list) else perm
+        return Tensor._wrap(transpose(self._node, axes or None), self._env)
 
     @property
     def T(self) -> Tensor:

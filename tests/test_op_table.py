@@ -96,6 +96,25 @@ def test_generated_front_ends_build_the_op(name):
         assert getattr(x, dunder)(2.0)._node.op == name
 
 
+def test_the_type_checkers_stub_of_tensor_operators_follows_the_op_table():
+    """tensor.py declares the generated operators for type checkers only: the same dunders as the
+    table installs (``==`` and ``!=`` are object's; ``@`` and ``[]`` are written by hand)."""
+    import ast
+    import inspect
+
+    import symgrad.tensor
+
+    tree = ast.parse(inspect.getsource(symgrad.tensor.Tensor))
+    block = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test)
+    )
+    stubbed = {
+        t.id for n in block.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)
+    }
+    installed = {d for op in OPS.values() if op.api.generated for d in op.api.operators + op.api.reflected}
+    assert stubbed == installed - {"__eq__", "__ne__", "__getitem__", "__matmul__", "__rmatmul__"}
+
+
 def test_the_ops_namespace_lists_exactly_what_it_has():
     assert sorted(set(ops.__all__)) == ops.__all__
     public = {  # identifiers only: pytest's assertion rewriting leaves "@py_assert" names in modules

@@ -248,11 +248,12 @@ def vjp(fn: Callable, *args, weights=None, has_aux: bool = False):
             raise GradTypeError(f"vjp: every input must be a Tensor, input {i} is {type(x).__name__}")
     # fn runs once (its side effects too, as in MindSpore); each vjp_fn(v) evaluates the pullback
     first = reverse(fn, inputs, range(len(inputs)), params, None, has_aux, "vjp", pullback=True)
-    outs = first.outputs
+    outs, pull = first.outputs, first.pull
+    assert pull is not None  # reverse(pullback=True) returns its pullback
 
     def vjp_fn(*v):
         v = v[0] if len(v) == 1 else v
-        input_grads, weight_grads = first.pull(v)
+        input_grads, weight_grads = pull(v)
         gin = tuple(input_grads)
         return (gin, tuple(weight_grads)) if params else gin
 

@@ -16,7 +16,7 @@ import numpy as np
 from symgrad.core import families  # noqa: F401  (fills the op table)
 from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import broadcast_to, unbroadcast, zeros_like
-from symgrad.core.graph import Node, Var, topo_order
+from symgrad.core.graph import Node, SomeNode, Var, topo_order
 from symgrad.core.registry import CUSTOM, ELEMENTWISE, LINEAR, NONDIFF, as_node, lookup, make_node
 
 
@@ -64,9 +64,9 @@ def _active(order: list[Node], wrt: set[Node]) -> set[Node]:
     return active
 
 
-def jvp_sweep(outputs: Sequence[Node], seeds: Mapping[Node, Node]) -> list[Node | None]:
+def jvp_sweep(outputs: Sequence[Node], seeds: Mapping[SomeNode, Node]) -> list[Node | None]:
     """Forward mode: tangents of ``outputs`` given tangents ``seeds`` of some nodes."""
-    tangent: dict[Node, Node] = dict(seeds)
+    tangent: dict[Node, Node] = dict(seeds.items())
     for node in topo_order(outputs):
         if node in tangent or not node.args:
             continue

@@ -34,8 +34,8 @@ def _second_partials(node: Node) -> dict[tuple[int, int], Node]:
     """The nonzero ``d^2 node / d arg_i d arg_j`` (i <= j) of an elementwise node."""
     args, ans = stand_ins(node)
     rule = lookup(node.op).partials
-    back = {**dict(zip(args, node.args)), ans: node}
-    out = {}
+    back: dict[Node, Node] = {**dict(zip(args, node.args)), ans: node}
+    out: dict[tuple[int, int], Node] = {}
     for i in range(len(args)):
         first = as_node(rule[i](*args, ans, *node.params))
         for j in range(i, len(args)):
@@ -76,7 +76,7 @@ def _batched_by_slices(node: Node, gs: list[Node | None], d: int) -> Node:
     rows = []
     for k in range(d):
         slices = [None if g is None else getitem(g, k) for g in gs]
-        rows.append(linear_tangent(node, slices) if op.kind == LINEAR else op.jvp(node, slices))
+        rows.append(linear_tangent(node, slices) if op.kind == LINEAR else op.tangent(node, slices))
     return stack(rows, 0)
 
 
@@ -87,15 +87,15 @@ def _second_order(node: Node, gs: list[Node | None], d: int) -> Node | None:
     tangents = [
         None if g is None else Var(f"_v{i}", g.shape[1:], g.dtype or np.float64) for i, g in enumerate(gs)
     ]
-    first = op.jvp(ans, tangents)
+    first = op.tangent(ans, tangents)
     seeds = {a: t for a, t in zip(args, tangents) if t is not None}
     (second,) = jvp_sweep([first], seeds) if first is not None else (None,)
     if second is None:
         return None
     total = None
-    back = {**dict(zip(args, node.args)), ans: node}
+    back: dict[Node, Node] = {**dict(zip(args, node.args)), ans: node}
     for k in range(d):
-        back.update({t: getitem(g, k) for t, g in zip(tangents, gs) if t is not None})
+        back.update({t: getitem(g, k) for t, g in zip(tangents, gs) if t is not None and g is not None})
         total = add_terms(total, substitute([second], back)[0])
     return total
 
@@ -111,7 +111,7 @@ def _structured(node: Node, pairs: list[Pair], d: int) -> Pair:
             g = _batched_by_slices(node, gs, d)
     if op.kind == LINEAR:
         return g, linear_tangent(node, ls) if any(x is not None for x in ls) else None
-    lap = op.jvp(node, ls) if any(x is not None for x in ls) else None
+    lap = op.tangent(node, ls) if any(x is not None for x in ls) else None
     return g, add_terms(lap, _second_order(node, gs, d))
 
 

@@ -140,7 +140,9 @@ class _Sweep:
         if total is None:
             return None
         back: dict[Node, Node] = {**dict(zip(forms.args, node.args)), forms.ans: node}
-        back.update({v: below[i][j - 1] for (i, j), v in forms.slots.items() if j <= k and below[i][j - 1]})
+        back.update(
+            {v: b for (i, j), v in forms.slots.items() if j <= k and (b := below[i][j - 1]) is not None}
+        )
         return substitute([total], back)[0]
 
 

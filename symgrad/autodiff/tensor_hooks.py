@@ -10,6 +10,7 @@ op does), so every later use of it sees the hooked gradient. ``handle.remove()``
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import overload
 
 from symgrad.autodiff.custom_bprop import with_bprop
 from symgrad.core.graph import Const, Var
@@ -55,6 +56,10 @@ def register_hook(tensor: Tensor, hook: Callable) -> RemovableHandle:
     return RemovableHandle(hooks, hook)
 
 
+@overload
+def hooked(tensor, grad: Tensor) -> Tensor: ...
+@overload
+def hooked(tensor, grad: None) -> None: ...
 def hooked(tensor, grad: Tensor | None) -> Tensor | None:
     """``grad`` passed through the hooks kept on ``tensor`` (a Parameter's, or an input's); a tensor
     computed in a trace runs its hooks in its own reverse rule instead."""

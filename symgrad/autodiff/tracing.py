@@ -10,7 +10,7 @@ are substituted back afterwards, which is what makes higher orders work.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from symgrad.core.graph import Node, Var, free_vars
@@ -23,10 +23,11 @@ def input_names(fn: Callable, count: int) -> list[str]:
     """Parameter names of ``fn`` (or of ``fn.construct`` for a Cell)."""
     target = getattr(fn, "construct", fn)
     names: list[str] = []
+    params: Iterable[inspect.Parameter]
     try:
         params = inspect.signature(target).parameters.values()
     except (TypeError, ValueError):
-        params = []
+        params = ()
     for p in params:
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             names.append(p.name)
@@ -40,7 +41,7 @@ def named_like(fn: Callable, wrapper: Callable) -> Callable:
     """Give ``wrapper`` the parameter names of ``fn``, so nested traces name inputs alike."""
     target = getattr(fn, "construct", fn)
     try:
-        wrapper.__signature__ = inspect.signature(target)
+        setattr(wrapper, "__signature__", inspect.signature(target))  # noqa: B010 - functions have no such slot
     except (TypeError, ValueError):
         pass
     return wrapper

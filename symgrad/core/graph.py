@@ -12,11 +12,14 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 Shape = tuple[int, ...]
+
+
+SomeNode = TypeVar("SomeNode", bound="Node")  # a mapping keyed by Vars (or any kind of node)
 
 
 class Node:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from symgrad.core.graph import Const, Node, const, intern, scalar_value, topo_order
+from symgrad.core.graph import Const, Node, SomeNode, const, intern, scalar_value, topo_order
 from symgrad.errors import OpError
 
 # How the engine differentiates an op (OpDef.kind)
@@ -152,6 +152,11 @@ class OpDef:
     signs: tuple[int, ...] | None = None
     keeps_order: bool = False
     passes_value: bool = False
+
+    def tangent(self, node: Node, tangents: Sequence[Node | None]) -> Node | None:
+        """The jvp rule of a custom op (the table's checks at import make sure it has one)."""
+        assert self.jvp is not None, f"op {self.name} has no jvp rule"
+        return self.jvp(node, tangents)
 
     def spelling(self, *keys: str) -> str:
         """The first of ``keys`` this op has a spelling for, or NotImplementedError."""
@@ -294,9 +299,9 @@ def is_value(node: Node, value) -> bool:
     return v is not None and v == value
 
 
-def substitute(roots: Sequence[Node], mapping: Mapping[Node, Node]) -> list[Node]:
+def substitute(roots: Sequence[Node], mapping: Mapping[SomeNode, Node]) -> list[Node]:
     """Rebuild ``roots`` with the nodes of ``mapping`` replaced (re-simplifying)."""
-    new: dict[Node, Node] = dict(mapping)
+    new: dict[Node, Node] = dict(mapping.items())
     for node in topo_order(roots):
         if node in new:
             continue

@@ -58,7 +58,7 @@ def _producers(episode: Episode, episodes: list[Episode]) -> dict[Node, tuple[Ep
 
 def _label(var: Node, name: str, labels: dict) -> str:
     """``name``, or the label the formulas use where another input's names made it change."""
-    if var in labels and labels[var][0] != var.display_name:
+    if isinstance(var, Var) and var in labels and labels[var][0] != var.display_name:
         return labels[var][0]
     return name
 

@@ -67,13 +67,14 @@ def tokens(text: str) -> list[tuple[str, str]]:
     """(kind, text) pairs: number, name or op; anything else is refused."""
     if len(text) > MAX_CHARACTERS:
         raise FormulaError(f"the formula has {len(text)} characters; the limit is {MAX_CHARACTERS}")
-    out = []
+    out: list[tuple[str, str]] = []
     position = 0
     while position < len(text):
         match = _TOKEN.match(text, position)
         if match is None:  # only trailing whitespace is left
             break
         kind = match.lastgroup
+        assert kind is not None  # every alternative of _TOKEN is a named group
         if kind == "bad":
             raise FormulaError(
                 f"unexpected character {match.group(kind)!r} at position {match.start(kind) + 1}"

@@ -157,6 +157,10 @@ def get_activation(name):
 class Dense(Cell):
     """``y = activation(x @ weight.T + bias)`` with ``weight`` of shape (out, in), as in MindSpore."""
 
+    weight: Parameter  # set by _weight_and_bias, with these two
+    has_bias: bool
+    bias: Parameter
+
     def __init__(
         self,
         in_channels: int,
@@ -187,6 +191,10 @@ class Dense(Cell):
 
 class Conv2d(Cell):
     """2-D convolution over NCHW inputs, as MindSpore's ``nn.Conv2d`` (weight (out, in / group, kh, kw))."""
+
+    weight: Parameter  # set by _weight_and_bias, with these two
+    has_bias: bool
+    bias: Parameter
 
     def __init__(
         self,

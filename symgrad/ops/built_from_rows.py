@@ -49,7 +49,7 @@ def _pair(value, name: str) -> tuple[int, int]:
         raise ValueError(
             f"Conv2D: {name} must be a positive int or a tuple of 2 (or 4) of them, got {value!r}"
         )
-    return values  # type: ignore[return-value]
+    return values
 
 
 def _padding(pad_mode: str, padding, size, kernel, stride, dilation) -> tuple[int, int, int, int]:
@@ -63,7 +63,7 @@ def _padding(pad_mode: str, padding, size, kernel, stride, dilation) -> tuple[in
         for n, k, s, d in zip(size, kernel, stride, dilation):
             total = max((-(-n // s) - 1) * s + (k - 1) * d + 1 - n, 0)
             pads += [total // 2, total - total // 2]
-        return tuple(pads)  # type: ignore[return-value]
+        return tuple(pads)
     if mode != "pad":
         raise ValueError(f"Conv2D: pad_mode must be 'valid', 'same' or 'pad', got {pad_mode!r}")
     values = (padding,) * 4 if isinstance(padding, int) else tuple(padding)
@@ -71,7 +71,7 @@ def _padding(pad_mode: str, padding, size, kernel, stride, dilation) -> tuple[in
         values = (values[0], values[0], values[1], values[1])
     if len(values) != 4 or not all(isinstance(v, int) and v >= 0 for v in values):
         raise ValueError(f"Conv2D: padding must be an int >= 0 or a tuple of 2 or 4 of them, got {padding!r}")
-    return values  # type: ignore[return-value]
+    return values
 
 
 def conv2d(

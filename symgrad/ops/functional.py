@@ -7,6 +7,9 @@ record); ops with MindSpore-specific arguments are written below by hand, and
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from symgrad.autodiff.api import get_grad, grad, jvp, stop_gradient, value_and_grad, vjp  # noqa: F401 - public here too
@@ -35,19 +38,22 @@ def as_tensor(value, op: str, arg: str) -> Tensor:
 
 def generated_function(op: OpDef, public_name: str):
     """``public_name(x)`` or ``public_name(x, y)`` applying ``op`` (numbers accepted)."""
+    fn: Callable
     if op.arity == 1:
 
-        def fn(x):
+        def unary(x):
             return as_tensor(x, op.display, "x")._op(op.name)
 
+        fn = unary
         fn.__doc__ = f"Elementwise {op.display}."
     elif op.arity == 2:
 
-        def fn(x, y):
+        def binary(x, y):
             if not isinstance(x, Tensor) and isinstance(y, Tensor):
                 return y._rop(op.name, x)
             return as_tensor(x, op.display, "x")._op(op.name, y)
 
+        fn = binary
         fn.__doc__ = f"Elementwise {op.display} with broadcasting."
     else:
         raise TypeError(f"op {op.display}: only unary and binary ops get generated functions")
@@ -59,6 +65,9 @@ GENERATED = {
     name: generated_function(op, name) for op in OPS.values() if op.api.generated for name in op.api.functions
 }
 globals().update(GENERATED)
+if TYPE_CHECKING:  # for type checkers: the functions above (F.sin, F.square, ...) are generated
+
+    def __getattr__(name: str) -> Callable[..., Tensor]: ...
 
 
 def matmul(x, y, transpose_a: bool = False, transpose_b: bool = False) -> Tensor:

@@ -112,8 +112,12 @@ class Adam:
                         raise ValueError(
                             f"Adam.load_state: {key} for {p.name!r} should have shape {p.shape}, got {got}"
                         )
-            m = np.concatenate([np.ravel(state[f"adam_m{i}"]) for i in range(len(self.params))] or [[]])
-            v = np.concatenate([np.ravel(state[f"adam_v{i}"]) for i in range(len(self.params))] or [[]])
+            m = np.concatenate(
+                [np.ravel(state[f"adam_m{i}"]) for i in range(len(self.params))] or [np.zeros(0)]
+            )
+            v = np.concatenate(
+                [np.ravel(state[f"adam_v{i}"]) for i in range(len(self.params))] or [np.zeros(0)]
+            )
         if m.shape != (total,) or v.shape != (total,):
             raise ValueError(
                 f"Adam.load_state: moments of {m.shape[0] if m.ndim else 0} values, the weights hold {total}"

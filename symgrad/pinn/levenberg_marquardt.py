@@ -67,17 +67,20 @@ def levenberg_marquardt(
     losses, params = list(losses), parameters_of(params)
     if not losses:
         raise ValueError("levenberg_marquardt: no loss terms; pass a list of (loss, points) pairs")
-    for term, _ in losses:
-        if not callable(getattr(term, "jacobian", None)):
+    jacobians = []  # each term's residuals-and-Jacobian method, with its points
+    for term, points in losses:
+        jacobian = getattr(term, "jacobian", None)
+        if not callable(jacobian):
             raise TypeError(
                 f"levenberg_marquardt: term {term_names([(term, ())])[0]!r} has no jacobian(); use ResidualLoss terms"
             )
+        jacobians.append((jacobian, points))
     result = LevenbergMarquardtResult()
     started = time.perf_counter()
     bar = progress_bar(max_iterations, progress, "Levenberg-Marquardt", "it")
 
     def residuals_and_jacobian() -> tuple[np.ndarray, np.ndarray]:
-        parts = [term.jacobian(*points) for term, points in losses]
+        parts = [jacobian(*points) for jacobian, points in jacobians]
         r, jac = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
         if not (np.all(np.isfinite(r)) and np.all(np.isfinite(jac))):
             raise NonFiniteLoss(
@@ -103,9 +106,9 @@ def levenberg_marquardt(
                 unflatten(params, theta + step)
                 try:
                     trial_r, trial_jac = residuals_and_jacobian()
+                    trial = float(trial_r @ trial_r)
                 except NonFiniteLoss:
-                    trial_r = None
-                trial = float(trial_r @ trial_r) if trial_r is not None else math.inf
+                    trial = math.inf
                 if trial < loss:
                     theta, r, jac, loss = theta + step, trial_r, trial_jac, trial
                     damping = max(damping / 3, 1e-15)

@@ -43,14 +43,12 @@ class Problem:
 
     inputs: tuple[str, ...] = ()
     geometry: Box | SpaceTime
+    exact: Callable[..., np.ndarray]  # the exact solution, one array per input (a method of each problem)
 
     def pde(self, u: Callable) -> Callable:
         raise NotImplementedError
 
     def conditions(self, u: Callable) -> list[Condition]:
-        raise NotImplementedError
-
-    def exact(self, *coords: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def grid(self) -> tuple[np.ndarray, ...]:
@@ -70,6 +68,7 @@ class Burgers(Problem):
     """Viscous Burgers, Raissi's setup; ``grid()`` is x = linspace(-1, 1, 256), t = linspace(0, 0.99, 100)."""
 
     inputs = ("x", "t")
+    geometry: SpaceTime
 
     def __init__(self, nu: float = 0.01 / np.pi, nodes: int = 2001):
         self.nu, self.nodes = nu, nodes
@@ -168,6 +167,7 @@ class Heat(Problem):
     """u_t = alpha u_xx on [0, 1] x [0, 1], u(x, 0) = sin(pi x), u(0, t) = u(1, t) = 0."""
 
     inputs = ("x", "t")
+    geometry: SpaceTime
 
     def __init__(self, alpha: float = 0.1):
         self.alpha = alpha
@@ -237,6 +237,7 @@ class AllenCahn(Problem):
     t = 0, 0.005, ..., 1 (the reference's own points: 512 x 201)."""
 
     inputs = ("x", "t")
+    geometry: SpaceTime
 
     def __init__(self, epsilon: float = 1e-4):
         self.epsilon = epsilon
@@ -277,6 +278,7 @@ class KdV(Problem):
     """The Korteweg-de Vries soliton of speed ``c`` starting at ``x0``."""
 
     inputs = ("x", "t")
+    geometry: SpaceTime
 
     def __init__(self, c: float = 1.0, x0: float = -3.0):
         self.c, self.x0 = c, x0
@@ -316,6 +318,7 @@ class Kovasznay(Problem):
     u_x + v_y = 0, nu = 1/Re; ``pde(net)`` takes a network of three outputs (u, v, p)."""
 
     inputs = ("x", "y")
+    geometry: Box
     fields = ("u", "v", "p")
 
     def __init__(self, reynolds: float = 20.0):

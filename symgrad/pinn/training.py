@@ -83,6 +83,7 @@ def total_loss(losses: Sequence[tuple[Callable, Sequence[np.ndarray]]]) -> tuple
         value, g = term(*points)
         total += value
         grads = g if grads is None else [a + b for a, b in zip(grads, g)]
+    assert grads is not None  # there is at least one term
     return total, grads
 
 
@@ -115,9 +116,9 @@ def explain_non_finite(losses, params: Sequence[Parameter], where: str) -> str:
                     f"{where}: the gradient of term {labels[0]!r} for weight {p.name!r} holds {bad} "
                     f"non-finite value(s){_points_cause(term, points)}"
                 )
-    bad = [p.name for p in params if not np.isfinite(p._value()).all()]
+    not_finite = [p.name for p in params if not np.isfinite(p._value()).all()]
     return f"{where}: the loss or gradient is not finite" + (
-        f" (weights {bad} are not finite)" if bad else ""
+        f" (weights {not_finite} are not finite)" if not_finite else ""
     )
 
 

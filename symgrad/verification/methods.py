@@ -84,7 +84,8 @@ def finite_differences(
     x = base[wrt]
     n = x.size
     eye = np.eye(n).reshape((n,) + x.shape)
-    best, best_error = None, None
+    best: np.ndarray | None = None
+    best_error: np.ndarray | None = None
     with np.errstate(all="ignore"):  # inf/NaN inputs are reported, not warned about
         for h in (step.ravel() for step in fd_steps(x)):
             steps = []  # for each of h and h/2: +h, -h along every element
@@ -101,11 +102,12 @@ def finite_differences(
             estimate = (4 * d_half - d_h) / 3  # (n,) + lower.shape
             error = np.abs(d_half - d_h)
             error = np.where(np.isfinite(estimate), error, np.nan)
-            if best is None:
+            if best is None or best_error is None:
                 best, best_error = estimate, error
             else:
                 better = np.nan_to_num(error, nan=np.inf) < np.nan_to_num(best_error, nan=np.inf)
                 best, best_error = np.where(better, estimate, best), np.where(better, error, best_error)
+    assert best is not None and best_error is not None  # fd_steps gives at least one step
     shape = lower.shape + x.shape
     return np.moveaxis(best, 0, -1).reshape(shape), np.moveaxis(best_error, 0, -1).reshape(shape)
 
