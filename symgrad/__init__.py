@@ -15,8 +15,8 @@ from symgrad.errors import GradError, OpError, SymgradError, UnboundError
 from symgrad.explain import explain, graph_dot, render_graph
 from symgrad.initializer import initializer
 from symgrad.jit import jit, jit_class, mutable
+from symgrad.kernels import kernel, placeholder
 from symgrad.parameter import Parameter, ParameterTuple
-from symgrad.symbolic import kernel, placeholder
 from symgrad.tensor import Tensor
 from symgrad.verification import verify
 

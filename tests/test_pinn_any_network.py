@@ -11,6 +11,7 @@ import pytest
 import lowering
 from symgrad import Parameter, Tensor, nn, ops, placeholder
 from symgrad.autodiff.api import grad
+from symgrad.kernels import kernel
 from symgrad.models import PointMLP
 from symgrad.pinn import (
     MLP,
@@ -30,7 +31,6 @@ from symgrad.pinn import (
     predict,
     robin,
 )
-from symgrad.symbolic import kernel
 
 HAS_C = "c" in lowering.available_backends()
 BACKENDS = ["numpy", "c"] if HAS_C else ["numpy"]

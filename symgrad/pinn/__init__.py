@@ -3,8 +3,9 @@
 - :mod:`symgrad.pinn.networks`: ``MLP`` and ``ResidualMLP`` of any inputs and outputs, Fourier and
   periodic input embeddings; any ``nn.Cell`` or function with Parameters is a network too.
 - :mod:`symgrad.pinn.residual_loss`: ``ResidualLoss`` (one term, or one per component of a system;
-  ``backend="auto"``: NumPy at once, C compiled in the background), ``laplacian``, ``predict``;
-  ``derivatives`` (u_x, u_xx, u_xxx.. by Taylor mode) comes from :mod:`symgrad.autodiff.taylor`.
+  ``backend="auto"``: NumPy at once, C compiled in the background), ``predict``; ``laplacian``
+  (``symgrad.laplacian``, one forward-Laplacian sweep) and ``derivatives`` (u_x, u_xx, u_xxx.. by
+  Taylor mode) come from :mod:`symgrad.autodiff`.
 - :mod:`symgrad.pinn.training`: Adam ``train`` with wall-time caps, early stops, callbacks and a
   non-finite guard; :mod:`symgrad.pinn.checkpoints` (atomic) and :mod:`symgrad.pinn.plots`.
 - :mod:`symgrad.pinn.lbfgs`: L-BFGS by SciPy's L-BFGS-B on the flat weights;
@@ -18,6 +19,7 @@
 - :mod:`symgrad.pinn.distributed`: loss and gradient over Dask arrays (one machine or a cluster).
 """
 
+from symgrad.autodiff.api import laplacian  # the same as symgrad.laplacian
 from symgrad.autodiff.taylor import derivatives
 from symgrad.parameter import parameters_of
 from symgrad.pinn.adam import Adam
@@ -40,7 +42,7 @@ from symgrad.pinn.problems import (
     PoissonND,
     Problem,
 )
-from symgrad.pinn.residual_loss import ResidualLoss, fast_backend, laplacian, predict
+from symgrad.pinn.residual_loss import ResidualLoss, fast_backend, predict
 from symgrad.pinn.training import History, NonFiniteLoss, TrainState, every, train
 
 __all__ = [

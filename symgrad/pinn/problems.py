@@ -31,11 +31,10 @@ from collections.abc import Callable
 import numpy as np
 
 from symgrad import ops
-from symgrad.autodiff.api import grad
+from symgrad.autodiff.api import grad, laplacian
 from symgrad.autodiff.taylor import derivatives
 from symgrad.pinn.conditions import Condition, dirichlet, periodic
 from symgrad.pinn.geometry import Box, Interval, SpaceTime
-from symgrad.pinn.residual_loss import laplacian
 
 
 class Problem:

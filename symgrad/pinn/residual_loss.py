@@ -21,20 +21,10 @@ import numpy as np
 
 import lowering
 from symgrad.autodiff.api import grad
-from symgrad.autodiff.api import laplacian as symgrad_laplacian
 from symgrad.autodiff.jacobian import jacobian_node
+from symgrad.kernels import kernel, placeholder
 from symgrad.parameter import Parameter, all_parameters, parameters_of
-from symgrad.symbolic import kernel, placeholder
 from symgrad.tensor import Tensor
-
-
-def laplacian(fn: Callable, positions: Sequence[int] = (0,)) -> Callable:
-    """The sum of second derivatives of scalar ``fn`` over the inputs at ``positions``.
-
-    One forward-Laplacian sweep (:func:`symgrad.laplacian`): neither the Hessian nor one
-    second-order sweep per coordinate is built. Inputs may be scalars or vectors.
-    """
-    return symgrad_laplacian(fn, tuple(positions))
 
 
 def fast_backend() -> str:
@@ -295,4 +285,4 @@ def predict(net, points, backend: str = "numpy") -> np.ndarray | tuple[np.ndarra
     return values[0] if len(values) == 1 else values
 
 
-__all__ = ["ResidualLoss", "fast_backend", "laplacian", "predict"]
+__all__ = ["ResidualLoss", "fast_backend", "predict"]

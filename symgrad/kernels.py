@@ -1,4 +1,4 @@
-"""Symbolic inputs and compiled kernels for batch work.
+"""Symbolic inputs (``placeholder``) and the compiled kernels built from them (``kernel``).
 
 ``placeholder`` is a tensor with a name and shape but no value (the tensor
 analogue of ``sympy.Symbol``). Differentiating functions of placeholders gives
