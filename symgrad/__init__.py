@@ -68,3 +68,9 @@ __all__ = [
     "render_graph",
     "set_context",
 ]
+
+
+def __getattr__(name: str):
+    if name in dtype.COMPLEX_NAMES:
+        return getattr(dtype, name)  # the AttributeError that says why
+    raise AttributeError(f"module 'symgrad' has no attribute {name!r}")

@@ -45,6 +45,10 @@ bool_ = DType("Bool", np.bool_)
 float_ = float32
 half, single, double = float16, float32, float64
 
+# complex numbers are a deliberate difference from MindSpore (README: known differences)
+REAL_ONLY = "symgrad differentiates real-valued functions (pass the real and imaginary parts as two tensors)"
+COMPLEX_NAMES = ("complex64", "complex128")
+
 _ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)
 _BY_NUMPY = {d.np: d for d in _ALL}
 
@@ -63,3 +67,9 @@ def to_dtype(value) -> DType:
 def dtype_to_nptype(dtype) -> type:
     """MindSpore's helper: the NumPy scalar type of a dtype."""
     return to_dtype(dtype).np.type
+
+
+def __getattr__(name: str):
+    if name in COMPLEX_NAMES:
+        raise AttributeError(f"symgrad.dtype has no {name}: complex dtypes are not supported; {REAL_ONLY}")
+    raise AttributeError(f"module 'symgrad.dtype' has no attribute {name!r}")

@@ -54,8 +54,7 @@ def _to_array(data, dtype) -> np.ndarray:
     if arr.dtype.kind not in "biuf":
         what = "complex" if arr.dtype.kind == "c" else "non-numeric"
         raise TypeError(
-            f"Tensor: {what} data of dtype {arr.dtype} and shape {arr.shape} is not supported; symgrad "
-            "differentiates real-valued functions (pass the real and imaginary parts as two tensors)"
+            f"Tensor: {what} data of dtype {arr.dtype} and shape {arr.shape} is not supported; {mstype.REAL_ONLY}"
         )
     if dtype is not None:
         arr = arr.astype(mstype.to_dtype(dtype).np)

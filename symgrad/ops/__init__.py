@@ -5,6 +5,7 @@ or written by hand where MindSpore's signature needs it; ``__all__`` lists them 
 """
 
 from symgrad.autodiff.api import GradOperation, hessian, jacfwd, jacrev, laplacian
+from symgrad.dtype import REAL_ONLY as _REAL_ONLY
 from symgrad.ops import built_from_rows as _built_from_rows
 from symgrad.ops import functional as _functional
 from symgrad.ops import hooks as _hooks
@@ -23,5 +24,10 @@ __all__ = sorted(
 assert len(set(__all__)) == len(__all__), "a name is defined twice in symgrad.ops"
 
 
+_COMPLEX_OPS = {"Real", "Imag", "Complex", "Conj", "real", "imag", "conj", "angle"}
+
+
 def __getattr__(name: str):
+    if name in _COMPLEX_OPS:
+        raise AttributeError(f"symgrad.ops has no {name}: complex numbers are not supported; {_REAL_ONLY}")
     raise AttributeError(f"symgrad.ops has no op {name!r}; supported: {', '.join(__all__)}")
