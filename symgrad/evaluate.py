@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from symgrad import context
+from symgrad import context, observed
 from symgrad.core.graph import Node, Var, free_vars
 from symgrad.errors import UnboundError
 
@@ -38,6 +38,7 @@ def evaluate(nodes: Sequence[Node], env: dict) -> list[np.ndarray]:
     import lowering
 
     variables = free_vars(nodes)
+    observed.note_read(variables)
     kernel = lowering.compile_kernel(nodes, variables, backend=context.backend_name())
     backend = lowering.BACKENDS[kernel.backend]
     results = kernel(*(value_of(v, env) for v in variables))

@@ -1,39 +1,169 @@
 """``jit``, ``jit_class`` and ``mutable``: MindSpore's graph-compilation markers.
 
-In symgrad every differentiated call is already traced into a graph, and compiled
-kernels are cached by graph (``lowering.compile_kernel``), so ``jit`` needs no
-separate compiler: a jitted function runs as it is, with Python control flow on
-tensor values following the values of each call (as MindSpore's PyNative mode does).
-It never reuses a trace made for other values, because each call traces afresh.
+A jitted function is traced once per input signature and its graph reused, as MindSpore's graph
+mode compiles once per signature. The signature is each Tensor argument's shape and dtype, the
+value of every other argument (numbers, strings, None and tuples of them), and, for a Cell, which
+Cell and its training flag. A trace is reused only if the call was a pure function of that
+signature: it read no traced value into Python (``if x > 0``, ``float(x)``, ``print(x)``, a weight's
+value) and set no Parameter and no Cell attribute. Otherwise the function runs in full on every call,
+following the values of each call (as MindSpore's PyNative mode does). As in graph mode, Python
+state read by a reused trace (a global, a plain attribute) is the state of its first call. A call
+with keyword arguments, or another kind of argument, runs in full. ``jitted.cache`` counts the
+traces, reuses and full runs.
+
+Reuse gives the same graph as a new trace: outside a differentiated call the cached outputs are
+evaluated with the new values in one compiled kernel; inside one, the cached graph's inputs are
+replaced by the caller's, so derivatives flow through it.
 """
 
 from __future__ import annotations
 
 import functools
 import types
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
+
+from symgrad import observed
+from symgrad.autodiff import recording
+from symgrad.autodiff.tracing import Trace, pack_like, tensor_leaves, trace_inputs
+from symgrad.core.graph import Node, Var, const, free_vars
+from symgrad.core.registry import substitute
+from symgrad.evaluate import evaluate
+from symgrad.nn.cell import Cell
+from symgrad.tensor import Tensor, merge_env
+
+SIGNATURES_KEPT = 64  # traces kept per function (and per Cell, for a jitted construct), least recent dropped
+
+
+@dataclass
+class _Traced:
+    """A pure call's graph: its Tensor inputs' variables, its outputs, and what it returned."""
+
+    inputs: list[Var]
+    outputs: list[Node]
+    returned: Any  # the first call's return value (its Tensors are placeholders for the outputs)
+
+
+@dataclass
+class JitCache:
+    """Traces per signature (None: that signature runs in full), and counts of what calls did."""
+
+    traces: int = 0
+    reuses: int = 0
+    full_runs: int = 0
+    per_owner: weakref.WeakKeyDictionary = field(default_factory=weakref.WeakKeyDictionary)
+    unowned: OrderedDict = field(default_factory=OrderedDict)
+
+    def table(self, owner: Cell | None) -> OrderedDict:
+        """The traces of a jitted construct's Cell, or of a plain function."""
+        if owner is None:
+            return self.unowned
+        return self.per_owner.setdefault(owner, OrderedDict())
 
 
 def jit(function: Callable | None = None, **options: Any) -> Callable:
     """Mark ``function`` (or ``construct``) for graph compilation; usable as ``@jit`` or ``@jit(...)``.
 
-    The options MindSpore takes (``mode``, ``jit_config``, ``backend``, ``capture_mode``...)
-    are accepted and have no effect.
+    Traced once per signature (see the module's docstring for the retrace rule). The options
+    MindSpore takes (``mode``, ``jit_config``, ``backend``, ``capture_mode``...) are accepted
+    and have no effect.
     """
     if function is None:
         return lambda fn: jit(fn, **options)
     if not callable(function):
         raise TypeError(f"jit: expected a function or Cell, got {type(function).__name__}")
+    cache = JitCache()
 
     @functools.wraps(function)
     def jitted(*args, **kwargs):
-        out = function(*args, **kwargs)
-        # MindSpore's graph compiler evaluates a returned generator expression into a list
-        return list(out) if isinstance(out, types.GeneratorType) else out
+        owner = args[0] if args and isinstance(args[0], Cell) else None  # a jitted construct's self
+        key = _signature(function, args[1:] if owner is not None else args, kwargs, owner)
+        table = cache.table(owner)
+        if key is None or table.get(key, False) is None:
+            cache.full_runs += 1
+            return _returned(function(*args, **kwargs))
+        if key in table:
+            cache.reuses += 1
+            table.move_to_end(key)
+            return _replay(table[key], args)
+        cache.traces += 1
+        traced, result = _trace(function, args)
+        table[key] = traced
+        if len(table) > SIGNATURES_KEPT:
+            table.popitem(last=False)
+        return result
 
     jitted.__jit_options__ = options  # type: ignore[attr-defined]
+    jitted.cache = cache  # type: ignore[attr-defined]
     return jitted
+
+
+def _returned(out):
+    """MindSpore's graph compiler evaluates a returned generator expression into a list."""
+    return list(out) if isinstance(out, types.GeneratorType) else out
+
+
+def _signature(function: Callable, args: tuple, kwargs: dict, owner: Cell | None) -> tuple | None:
+    """The key of a call's trace, or None when the call must run in full."""
+    if kwargs:
+        return None
+    parts: list = []
+    for a in args:
+        if isinstance(a, Tensor):
+            parts.append(("tensor", a.shape, a._node.dtype or a.dtype.np))
+        elif _is_constant(a):
+            parts.append(("value", type(a).__name__, a))
+        else:
+            return None
+    for cell in (function, owner):
+        if isinstance(cell, Cell):
+            parts.append(("training", bool(getattr(cell, "training", False))))
+    return tuple(parts)
+
+
+def _is_constant(value) -> bool:
+    if value is None or isinstance(value, bool | int | float | str):
+        return True
+    return isinstance(value, tuple) and all(_is_constant(v) for v in value)
+
+
+def _trace(function: Callable, args: tuple) -> tuple[_Traced | None, Any]:
+    """Run ``function`` on variables standing for its Tensor arguments: its result, and its graph
+    if it was a pure function of its arguments' signature (None if not)."""
+    trace = Trace()
+    leaves = trace_inputs(function, args, trace)
+    for k, (arg, leaf) in enumerate(zip(args, leaves)):
+        if isinstance(arg, Tensor) and not free_vars([arg._node]):  # a plain value: no tracing warnings
+            leaves[k] = Tensor._wrap(leaf._node, {leaf._node: arg._value()})
+    with observed.watching() as watch:
+        raw = _returned(function(*leaves))
+    outputs = tensor_leaves(raw)
+    inputs = [leaf._node for leaf in leaves if isinstance(leaf, Tensor) and isinstance(leaf._node, Var)]
+    mine = set(inputs)
+    read_traced = any(v in mine or v.param is not None for v in watch.read)
+    closed = all(v in mine or v.param is not None for v in free_vars([o._node for o in outputs]))
+    pure = closed and not watch.changed_state and not read_traced
+    result = pack_like(raw, trace.finish([o._node for o in outputs], *outputs))
+    return (_Traced(inputs, [o._node for o in outputs], raw) if pure else None), result
+
+
+def _replay(traced: _Traced, args: tuple):
+    """The traced graph at new arguments of its signature."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    weights = [v.param for v in free_vars(traced.outputs) if v.param is not None]
+    concrete = recording.depth() == 0 and not free_vars([t._node for t in tensors])
+    if concrete:  # outside any differentiation: one kernel call, constant results
+        env = {**merge_env(*weights), **{var: t._value() for var, t in zip(traced.inputs, tensors)}}
+        results = [Tensor._wrap(const(v), {}) for v in evaluate(traced.outputs, env)]
+    else:  # the caller's nodes in place of the trace's inputs, so derivatives flow through
+        nodes = substitute(traced.outputs, dict(zip(traced.inputs, (t._node for t in tensors))))
+        env = merge_env(*tensors, *weights)
+        results = [Tensor._wrap(n, env) for n in nodes]
+        Tensor._evaluate_together(results)
+    return pack_like(traced.returned, results)
 
 
 def jit_class(cls: type) -> type:
@@ -44,5 +174,5 @@ def jit_class(cls: type) -> type:
 
 
 def mutable(input_data: Any, dynamic_len: bool = False) -> Any:
-    """MindSpore marks a value as variable for graph compilation; symgrad traces every call, so it is the value."""
+    """MindSpore marks a value as variable for graph compilation; symgrad keys traces on shapes, so it is the value."""
     return input_data

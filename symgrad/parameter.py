@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from symgrad import observed
 from symgrad.core.graph import Var
 from symgrad.tensor import Tensor, _to_array
 
@@ -27,6 +28,7 @@ class Parameter(Tensor):
         return {self._node: self._data}
 
     def _value(self) -> np.ndarray:
+        observed.note_read((self._node,))
         return self._data
 
     def set_data(self, data) -> Parameter:
@@ -37,6 +39,7 @@ class Parameter(Tensor):
                 f"Parameter {self.name!r}: set_data got shape {new.shape}, expected {self._data.shape}"
             )
         self._data = new
+        observed.note_state_change()
         return self
 
     def assign(self, array: np.ndarray) -> None:
@@ -50,6 +53,7 @@ class Parameter(Tensor):
             self.set_data(array)  # converts, or says what is wrong
             return
         self._data = array
+        observed.note_state_change()
 
     def __setitem__(self, index, value) -> None:
         """``w[index] = value`` writes into the weight's value, as MindSpore does (not a
@@ -66,6 +70,7 @@ class Parameter(Tensor):
                 f"to a value of shape {shape} ({exc})"
             ) from None
         self._data = new
+        observed.note_state_change()
 
     @property
     def data(self) -> Parameter:

@@ -44,8 +44,15 @@ def test_complex_names_say_why_they_are_missing():
     """MindSpore's complex64, complex128 and Imag/Real/Complex are a documented difference."""
     from symgrad import ops
 
-    for get in (lambda: symgrad.complex64, lambda: symgrad.dtype.complex128, lambda: ops.Imag, lambda: ops.real):
-        with pytest.raises(AttributeError, match="not supported; symgrad differentiates real-valued functions"):
+    for get in (
+        lambda: symgrad.complex64,
+        lambda: symgrad.dtype.complex128,
+        lambda: ops.Imag,
+        lambda: ops.real,
+    ):
+        with pytest.raises(
+            AttributeError, match="not supported; symgrad differentiates real-valued functions"
+        ):
             get()
     with pytest.raises(AttributeError, match="has no attribute 'complex32'"):
         symgrad.dtype.complex32  # noqa: B018 - only the two complex names get the explanation

@@ -47,6 +47,11 @@ def recording():
         _episodes = previous
 
 
+def depth() -> int:
+    """How many differentiated calls are running (0: none; values are plain numbers)."""
+    return _depth
+
+
 @contextlib.contextmanager
 def inside_trace():
     """Mark a user function call made while differentiating (raises the depth)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterator
 
+from symgrad import observed
 from symgrad.autodiff.custom_bprop import bprop_set_aside, with_bprop
 from symgrad.parameter import Parameter
 
@@ -46,6 +47,7 @@ class Cell:
                     if getattr(p, "_auto_name", False) and p.name == path:
                         p.name = f"{name}.{path}"
         object.__setattr__(self, name, value)
+        observed.note_state_change()
 
     def construct(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
