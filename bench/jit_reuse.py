@@ -87,7 +87,7 @@ def main() -> None:
         f"{platform.processor() or platform.machine()}; {args.calls} calls of a batch of 256, best of {args.rounds}"
     )
     rows = {}
-    for round_ in range(args.rounds):
+    for _round in range(args.rounds):
         for lib in libs:
             for reuse in (True, False) if lib is symgrad else (True,):
                 net = build(lib, weights, reuse)
