@@ -2,7 +2,7 @@
 
 Each program is written once against ``ms`` (the library under test) and stores what it
 computed in ``result``. Runs where MindSpore is installed (pip install 'symgrad[mindspore]').
-Measured with MindSpore 2.10.0 on the CPU: all 47 programs agree. Integer indexing and ``x ** 3``
+Measured with MindSpore 2.10.0 on the CPU: all 48 programs agree. Integer indexing and ``x ** 3``
 are left out because MindSpore 2.10 itself fails on them under NumPy 2 in PyNative mode
 (so does grad with has_aux on a tuple output); indexing is covered by the guide's
 ``out[0][0]`` example, has_aux by MindSpore's documented example in test_api.py.
@@ -30,6 +30,15 @@ f32 = lambda *v: Tensor(np.array(v, np.float32))
 """
 
 PROGRAMS = {
+    "bias_add_in_both_layouts": """
+x = Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 2, 2) / 10)
+b3, b2 = f32(0.5, -1.0, 2.0), f32(1.5, -0.25)
+def fn(x, b3, b2):
+    y = ops.BiasAdd()(x, b3)
+    z = ops.BiasAdd(data_format="NHWC")(x, b2)
+    return ops.mul(ops.mul(y, y), z).sum() + ops.bias_add(x, b3).sum()
+result = (ops.BiasAdd()(x, b3), fn(x, b3, b2), ops.grad(fn, (0, 1, 2))(x, b3, b2))
+""",
     "jit_traces_per_signature_and_follows_weights": """
 @ms.jit
 def scaled(x, n):
@@ -360,6 +369,8 @@ def flatten(value, path="result"):
 
 # programs MindSpore refuses: symgrad raises the same kind of error (the classes MindSpore 2.10 raised)
 REFUSED = {
+    "bias_add_bias_of_another_length": (ValueError, "ops.BiasAdd()(Tensor(np.ones((2, 3), np.float32)), x)"),
+    "bias_add_unknown_layout": (ValueError, "ops.BiasAdd(data_format='HWCN')(Tensor(np.ones((2, 2), np.float32)), x)"),
     "jvp_tangent_of_another_dtype": (TypeError, "ops.jvp(fn, (x, y), (Tensor(np.ones(2, np.int32)), y))"),
     "jvp_tangent_of_another_shape": (ValueError, "ops.jvp(fn, (x, y), (Tensor(np.ones(3, np.float32)), y))"),
     "jvp_too_few_tangents": (ValueError, "ops.jvp(fn, (x, y), (x,))"),

@@ -94,6 +94,26 @@ def conv2d(
     return out
 
 
+def bias_add(input_x, bias) -> Tensor:
+    """``input_x`` plus the 1-D ``bias`` along axis 1 (NCHW), as MindSpore's ``ops.bias_add``."""
+    return add_channel_bias(input_x, bias, "NCHW")
+
+
+def add_channel_bias(input_x, bias, data_format: str) -> Tensor:
+    """``input_x`` plus the 1-D ``bias`` along the channel axis (1 for NCHW and NCDHW, the last for
+    NHWC), as MindSpore's BiasAdd; the bias's gradient is the sum over the other axes."""
+    x, b = F.as_tensor(input_x, "BiasAdd", "input_x"), F.as_tensor(bias, "BiasAdd", "bias")
+    if data_format not in ("NCHW", "NHWC", "NCDHW"):
+        raise ValueError(f"BiasAdd: data_format must be 'NCHW', 'NHWC' or 'NCDHW', got {data_format!r}")
+    axis = x.ndim - 1 if data_format == "NHWC" else 1
+    if x.ndim < 2 or b.ndim != 1 or b.shape[0] != x.shape[axis]:
+        raise OpError(
+            f"BiasAdd: input_x of shape {x.shape} ({data_format}) and bias of shape {b.shape}: need rank >= 2 "
+            "and a 1-D bias as long as the channel axis"
+        )
+    return x + b.reshape(tuple(b.shape[0] if a == axis else 1 for a in range(x.ndim)))
+
+
 def bessel_i0(x) -> Tensor:
     """The modified Bessel function of the first kind of order 0, I0(x)."""
     return F.as_tensor(x, "BesselI0", "x")._op("bessel_i", params=(0,))
@@ -358,6 +378,7 @@ __all__ = sorted(
     [
         "bessel_i0",
         "bessel_i1",
+        "bias_add",
         "conv2d",
         "cumsum",
         "gather",

@@ -166,6 +166,16 @@ class CumSum(Primitive):
         return C.running_sum(input, axis, self.exclusive, self.reverse)
 
 
+class BiasAdd(Primitive):
+    """``BiasAdd(data_format="NCHW")(input_x, bias)``: see ``built_from_rows.add_channel_bias``."""
+
+    def __init__(self, data_format: str = "NCHW"):
+        self.data_format = data_format
+
+    def __call__(self, input_x, bias):
+        return C.add_channel_bias(input_x, bias, self.data_format)
+
+
 class BesselI0(Primitive):
     """``BesselI0()(x)``: I0(x)."""
 
@@ -365,6 +375,7 @@ __all__ = sorted(
         "AddN",
         "BatchNorm",
         "BatchMatMul",
+        "BiasAdd",
         "Einsum",
         "BesselI0",
         "BesselI1",
