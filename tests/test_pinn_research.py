@@ -28,6 +28,7 @@ from symgrad.pinn import (
     hard_constraint,
     lbfgs,
     refine,
+    resample,
 )
 from symgrad.pinn.geometry import METHODS
 from symgrad.pinn.training import kernels_in_use
@@ -213,6 +214,37 @@ def test_refinement_adds_the_points_with_the_largest_residual():
     grown = refine(np.zeros((1, 4)), candidates, bump.residuals, 3)
     assert grown.shape == (1, 7)
     np.testing.assert_allclose(sorted(grown[0, 4:]), [0.29, 0.3, 0.31])
+
+
+def test_resampling_draws_in_proportion_to_the_residual_plus_c():
+    """RAD: weight |r|^k / mean |r|^k + c. Half the candidates have residual 1, half 0: with
+    c = 1 the weights are 3 and 1, so 3/4 of a small draw lands on the first half (binomial
+    sd 0.01 at 2000 draws); with c = 0 all of it does."""
+    n = 20_000
+    candidates = np.vstack([np.arange(n, dtype=float), np.zeros(n)])
+
+    def step(i, _):
+        return (i < n / 2).astype(float)
+
+    drawn = resample(candidates, step, 2000, seed=3)
+    assert drawn.shape == (2, 2000) and len(np.unique(drawn[0])) == 2000  # without replacement
+    assert 0.71 < np.mean(drawn[0] < n / 2) < 0.79
+    assert np.all(resample(candidates, step, 2000, c=0.0, seed=3)[0] < n / 2)
+    two_parts = resample(candidates, lambda i, _: (step(i, _), 0 * i), 2000, c=0.0, seed=3)  # a system
+    assert np.all(two_parts[0] < n / 2)
+    assert resample(candidates, lambda i, _: 0 * i, 5, c=0.0).shape == (2, 5)  # all zero: uniform
+
+
+def test_resampling_refuses_what_it_cannot_draw():
+    candidates = np.zeros((1, 10))
+    with pytest.raises(ValueError, match="count must be a whole number in 1..10"):
+        resample(candidates, lambda x: x, 11)
+    with pytest.raises(ValueError, match="k and c must be finite and >= 0"):
+        resample(candidates, lambda x: x, 3, c=-1.0)
+    with pytest.raises(ValueError, match="1 of 10 candidates have a non-finite residual"):
+        resample(candidates, lambda x: np.where(np.arange(10) == 4, np.nan, x), 3)
+    with pytest.raises(ValueError, match=r"shape \(dim, n\)"):
+        resample(np.zeros(10), lambda x: x, 3)
 
 
 def test_hard_constraints_hold_exactly_whatever_the_network():

@@ -15,7 +15,7 @@
 - :mod:`symgrad.pinn.geometry`: intervals, boxes, disks, space x time; uniform, LHS, Sobol', Halton points.
 - :mod:`symgrad.pinn.problems`: Burgers, Allen-Cahn (periodic; ETDRK4 reference), Poisson (2-D,
   d-D), heat, KdV, Kovasznay (a system), beam, with exact solutions.
-- :mod:`symgrad.pinn.adaptive`: residual-based refinement, hard constraints.
+- :mod:`symgrad.pinn.adaptive`: residual-based refinement (RAR) and resampling (RAD), hard constraints.
 - :mod:`symgrad.pinn.distributed`: loss and gradient over Dask arrays (one machine or a cluster).
 """
 
@@ -23,7 +23,7 @@ from symgrad.autodiff.api import laplacian  # the same as symgrad.laplacian
 from symgrad.autodiff.taylor import derivatives
 from symgrad.parameter import parameters_of
 from symgrad.pinn.adam import Adam
-from symgrad.pinn.adaptive import hard_constraint, refine
+from symgrad.pinn.adaptive import hard_constraint, refine, resample
 from symgrad.pinn.checkpoints import load_checkpoint, save_checkpoint
 from symgrad.pinn.conditions import Condition, dirichlet, initial, neumann, observations, periodic, robin
 from symgrad.pinn.geometry import Box, Disk, Interval, Rectangle, SpaceTime
@@ -91,6 +91,7 @@ __all__ = [
     "load_checkpoint",
     "plot_solution",
     "refine",
+    "resample",
     "save_checkpoint",
     "train",
     "unflatten",
