@@ -137,9 +137,65 @@ def test_a_pinn_residual_with_jax_hessian_is_verified_end_to_end():
 
 
 def test_a_primitive_with_no_row_is_named_with_the_supported_list():
-    program = from_jax(lambda x: jnp.cumsum(x).sum(), _x3())
-    with pytest.raises(OpError, match=r"JAX primitive 'cumsum' .* has no row.*dot_general.*tanh"):
+    program = from_jax(lambda x: jnp.sort(x).sum(), _x3())
+    with pytest.raises(OpError, match=r"JAX primitive 'sort' .* has no row.*dot_general.*tanh"):
         program(symgrad.Tensor(np.asarray(_x3())))
+
+
+def test_gathers_with_constant_indices_running_sums_and_reversals_import_and_verify():
+    """jnp.take and fancy indexing (lax.gather, its negative-index wrap folded by JAX itself),
+    jnp.cumsum both ways (lax.cumsum) and x[::-1] (lax.rev), to second order."""
+    columns, rows = np.array([2, 0, 2, -1]), np.array([1, 0, 1])
+
+    def f(x):
+        picked = jnp.take(x, columns, axis=1)
+        return (
+            jnp.sum(jnp.tanh(picked) ** 2) + jnp.sum(x[rows] * x[::-1][rows])
+            + jnp.sum(jnp.cumsum(x, axis=0) ** 2) + jnp.sum(jax.lax.cumsum(x, 1, reverse=True) * x)
+        )  # fmt: skip
+
+    x = jnp.asarray(np.random.default_rng(5).standard_normal((2, 3)))
+    program = from_jax(f, x)
+    assert float(program(symgrad.Tensor(np.asarray(x))).asnumpy()) == pytest.approx(float(f(x)), rel=1e-14)
+    report = symgrad.verify(f, x, order=2)
+    assert report.ok, str(report)
+
+
+def test_scans_and_counted_while_loops_are_unrolled_and_verify():
+    def f(x):
+        def step(carry, row):
+            carry = jnp.tanh(carry * row + 0.5)
+            return carry, carry * carry
+
+        last, squares = jax.lax.scan(step, x[0], x, reverse=True)
+        looped = jax.lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * (i + 1.0), x[1])
+        _, counted = jax.lax.while_loop(
+            lambda c: c[0] < 2, lambda c: (c[0] + 1, jnp.cos(c[1]) + c[1]), (0, x[2])
+        )
+        return jnp.sum(last) + jnp.sum(squares) + jnp.sum(looped * counted)
+
+    x = jnp.asarray(np.random.default_rng(6).standard_normal((3, 2)))
+    assert float(from_jax(f, x)(symgrad.Tensor(np.asarray(x))).asnumpy()) == pytest.approx(
+        float(f(x)), rel=1e-14
+    )
+    report = symgrad.verify(f, x, order=2)
+    assert report.ok, str(report)
+
+
+def test_a_while_loop_steered_by_the_inputs_is_refused_by_name():
+    def f(x):
+        return jax.lax.while_loop(lambda c: c.sum() < 10.0, lambda c: c * 2.0, x).sum()
+
+    with pytest.raises(OpError, match="while_loop whose condition depends on the inputs"):
+        from_jax(f, _x3())(symgrad.Tensor(np.asarray(_x3())))
+
+
+def test_indices_computed_from_the_inputs_are_named_as_unsupported():
+    def f(x):
+        return jnp.take(x, jnp.argsort(x)).sum()
+
+    with pytest.raises(OpError, match="no row|indices must be integer constants"):
+        from_jax(f, _x3())(symgrad.Tensor(np.asarray(_x3())))
 
 
 def test_the_jax_spellings_are_real_primitives_claimed_by_one_row_each():

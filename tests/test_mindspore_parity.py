@@ -370,7 +370,10 @@ def flatten(value, path="result"):
 # programs MindSpore refuses: symgrad raises the same kind of error (the classes MindSpore 2.10 raised)
 REFUSED = {
     "bias_add_bias_of_another_length": (ValueError, "ops.BiasAdd()(Tensor(np.ones((2, 3), np.float32)), x)"),
-    "bias_add_unknown_layout": (ValueError, "ops.BiasAdd(data_format='HWCN')(Tensor(np.ones((2, 2), np.float32)), x)"),
+    "bias_add_unknown_layout": (
+        ValueError,
+        "ops.BiasAdd(data_format='HWCN')(Tensor(np.ones((2, 2), np.float32)), x)",
+    ),
     "jvp_tangent_of_another_dtype": (TypeError, "ops.jvp(fn, (x, y), (Tensor(np.ones(2, np.int32)), y))"),
     "jvp_tangent_of_another_shape": (ValueError, "ops.jvp(fn, (x, y), (Tensor(np.ones(3, np.float32)), y))"),
     "jvp_too_few_tangents": (ValueError, "ops.jvp(fn, (x, y), (x,))"),

@@ -4,7 +4,9 @@
 JAX spelling (``OpDef.imports``, ``registry.lax``). Calls with an inner jaxpr (``jit``,
 ``custom_jvp_call``, ``custom_vjp_call``) are imported through their inner jaxpr: for a custom
 rule that is the primal computation, so the closed form is the exact derivative of what the
-function computes, whatever its custom rule says.
+function computes, whatever its custom rule says. Loops are unrolled: ``scan`` step by step, a
+``while_loop`` while its condition is a constant (a counter's; integer arithmetic on constants,
+such as the wrap of negative indices, is run by JAX itself).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from symgrad.core.families.conversion import cast
-from symgrad.core.graph import Node, const
+from symgrad.core.families.structural import getitem, stack
+from symgrad.core.graph import Const, Node, const
 from symgrad.core.registry import imports_of
 from symgrad.errors import OpError
 from symgrad.importers.common import as_recorded, build
@@ -126,6 +129,13 @@ class _Replay:
             if hasattr(inner, "consts"):  # a closed jaxpr
                 return self.run(inner.jaxpr, [const(np.asarray(c)) for c in inner.consts], inputs)
             return self.run(inner, [], inputs)
+        if name == "scan":
+            return self.scan(eqn.params, inputs)
+        if name == "while":
+            return self.while_loop(eqn, inputs)
+        folded = _folded_integers(eqn, inputs)
+        if folded is not None:
+            return folded
         found = self.table.get(name)
         if found is None:
             raise OpError(
@@ -137,6 +147,78 @@ class _Replay:
         result = build(*found, operands, params, "from_jax")
         results = list(result) if isinstance(result, tuple) else [result]
         return [_as_jax_has_it(r, v, name) for r, v in zip(results, eqn.outvars)]
+
+    def scan(self, params: dict, inputs: list) -> list:
+        """lax.scan unrolled: the body once per step, its outputs stacked along a new first axis."""
+        body, consts_n, carry_n = params["jaxpr"], params["num_consts"], params["num_carry"]
+        consts, carry, xs = (
+            inputs[:consts_n],
+            inputs[consts_n : consts_n + carry_n],
+            inputs[consts_n + carry_n :],
+        )
+        length = params["length"]
+        if length == 0:
+            raise OpError("from_jax: a scan of length 0 is not supported")
+        _check_steps("scan", length)
+        inner_consts = [const(np.asarray(c)) for c in body.consts]
+        steps: dict[int, list] = {}
+        for i in range(length - 1, -1, -1) if params["reverse"] else range(length):
+            sliced = [getitem(_node(x), (i,)) for x in xs]
+            outs = self.run(body.jaxpr, inner_consts, [*consts, *carry, *sliced])
+            carry, steps[i] = outs[:carry_n], outs[carry_n:]
+        count = len(body.jaxpr.outvars) - carry_n
+        return [*carry, *(stack([_node(steps[i][k]) for i in range(length)], 0) for k in range(count))]
+
+    def while_loop(self, eqn, inputs: list) -> list:
+        """lax.while_loop unrolled while its condition is a constant (a loop over a counter, as
+        fori_loop writes it); a condition computed from the inputs has no closed form here."""
+        p = eqn.params
+        cond, body = p["cond_jaxpr"], p["body_jaxpr"]
+        cond_n, body_n = p["cond_nconsts"], p["body_nconsts"]
+        cond_consts, body_consts, carry = (
+            inputs[:cond_n],
+            inputs[cond_n : cond_n + body_n],
+            inputs[cond_n + body_n :],
+        )
+        for _ in range(_MAX_STEPS + 1):
+            (go,) = self.run(cond.jaxpr, [const(np.asarray(c)) for c in cond.consts], [*cond_consts, *carry])
+            value = go.value if isinstance(go, Const) else go if isinstance(go, bool | np.bool_) else None
+            if value is None:
+                raise OpError(
+                    "from_jax: a while_loop whose condition depends on the inputs has no closed form "
+                    "(loops over a counter, such as fori_loop's, are unrolled)"
+                )
+            if not bool(value):
+                return carry
+            carry = self.run(body.jaxpr, [const(np.asarray(c)) for c in body.consts], [*body_consts, *carry])
+        _check_steps("while_loop", _MAX_STEPS + 1)
+        return carry
+
+
+_MAX_STEPS = 10_000  # loop steps unrolled at most (each a copy of the body in the graph)
+
+
+def _check_steps(what: str, steps: int) -> None:
+    if steps > _MAX_STEPS:
+        raise OpError(
+            f"from_jax: a {what} of {steps} steps; symgrad unrolls loops of at most {_MAX_STEPS} steps"
+        )
+
+
+def _node(value) -> Node:
+    return value if isinstance(value, Node) else const(np.asarray(value))
+
+
+def _folded_integers(eqn, inputs: list) -> list | None:
+    """An equation on constants that makes integers or booleans (index arithmetic: the wrap of
+    negative indices, a cast), run by JAX itself; None for anything else (kept in the graph)."""
+    if not eqn.outvars or any(np.dtype(v.aval.dtype).kind not in "iub" for v in eqn.outvars):
+        return None
+    if any(isinstance(a, Node) and not isinstance(a, Const) for a in inputs):
+        return None
+    values = [np.asarray(a.value) if isinstance(a, Const) else a for a in inputs]
+    out = eqn.primitive.bind(*values, **eqn.params)
+    return [const(np.asarray(v)) for v in (out if eqn.primitive.multiple_results else [out])]
 
 
 def _plain(value):

@@ -13,7 +13,7 @@ import string
 
 import numpy as np
 
-from symgrad.core.families import activations, linalg, transcendental
+from symgrad.core.families import activations, linalg, structural, transcendental
 from symgrad.errors import OpError
 from symgrad.ops import functional as F
 from symgrad.parameter import Parameter
@@ -300,19 +300,7 @@ def running_sum(x, axis: int, exclusive: bool = False, reverse: bool = False) ->
     t = F.as_tensor(x, "CumSum", "x")
     if t.ndim == 0 or not -t.ndim <= axis < t.ndim:
         raise OpError(f"CumSum: axis {axis} is out of range for x of shape {t.shape}")
-    axis %= t.ndim
-    lead = (slice(None),) * axis
-    order = range(t.shape[axis] - 1, -1, -1) if reverse else range(t.shape[axis])
-    sums: dict[int, Tensor] = {}
-    running = None
-    for k in order:
-        entry = t[lead + (k,)]
-        if exclusive:
-            sums[k] = F.zeros_like(entry) if running is None else running
-        running = entry if running is None else running + entry
-        if not exclusive:
-            sums[k] = running
-    return F.stack([sums[k] for k in range(t.shape[axis])], axis)
+    return Tensor._wrap(structural.running_sum(t._node, axis, exclusive, reverse), t._env)
 
 
 # ----- normalisation -----

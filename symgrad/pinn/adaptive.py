@@ -50,7 +50,9 @@ def resample(
     parts = result if isinstance(result, tuple) else (result,)
     size = sum(np.abs(np.asarray(part, dtype=float)).reshape(n, -1).sum(axis=1) for part in parts)
     if not np.all(np.isfinite(size)):
-        raise ValueError(f"resample: {int(np.sum(~np.isfinite(size)))} of {n} candidates have a non-finite residual")
+        raise ValueError(
+            f"resample: {int(np.sum(~np.isfinite(size)))} of {n} candidates have a non-finite residual"
+        )
     density = size**k
     mean = density.mean()
     weights = (density / mean if mean > 0 else np.zeros(n)) + c

@@ -14,8 +14,21 @@ import math
 import numpy as np
 import sympy
 
+from symgrad.core.families.conversion import cast
 from symgrad.core.graph import Const, Node, const
-from symgrad.core.registry import GATHER, LINEAR, REDUCTION, Api, OpDef, apply, aten, lax, make_node, register
+from symgrad.core.registry import (
+    GATHER,
+    LINEAR,
+    REDUCTION,
+    Api,
+    OpDef,
+    apply,
+    aten,
+    lax,
+    lookup,
+    make_node,
+    register,
+)
 from symgrad.errors import OpError
 
 # ----- builders used by rules and front ends -----
@@ -290,6 +303,128 @@ def _aten_full(size, fill_value, dtype=None, **_placement) -> Node:
     return full(tuple(size), fill_value, dtype or np.float32)
 
 
+# ----- picks by constant integer indices (advanced indexing, index_select, gather, embedding) -----
+# One getitem per element of the result, stacked: exact derivatives (repeated picks add up) from
+# the rows already there. The indices are data of the program (a buffer, a literal); indices
+# computed from the inputs have no row.
+
+
+def _constant_indices(index: Node, who: str) -> np.ndarray:
+    value = _constant_value(index)
+    if value is None or index.dtype is None or index.dtype.kind not in "iub":
+        raise OpError(
+            f"{who}: the indices must be integer constants of the program (a buffer, a literal, or "
+            f"a slice, view or reshape of one); got {index} (indices computed from the inputs are not supported)"
+        )
+    return value
+
+
+def _constant_value(node: Node) -> np.ndarray | None:
+    """The value of a constant, or of structural ops (slices, views, detach) of constants; else None."""
+    if isinstance(node, Const):
+        return np.asarray(node.value)
+    op = lookup(node.op)
+    if op.passes_value and node.args:  # stop_gradient (PyTorch's detach of a literal)
+        return _constant_value(node.args[0])
+    if op.kind != LINEAR or not node.args:
+        return None
+    values = [_constant_value(a) for a in node.args]
+    if any(v is None for v in values):
+        return None
+    return np.asarray(op.sympy(values, node))
+
+
+def _element_numbers(shape) -> np.ndarray:
+    """Each element's position in the flat order, laid out in ``shape``."""
+    return np.arange(math.prod(shape)).reshape(shape)
+
+
+MAX_PICKS = 100_000  # elements a pick builds one node each for (past it: an error, not a long wait)
+
+
+def _picked(x: Node, sources: np.ndarray, frozen: np.ndarray | None = None) -> Node:
+    """The node whose element at each position of ``sources`` is element ``sources[...]`` of flat
+    ``x``; where ``frozen`` holds, that element passes no gradient (stop_gradient)."""
+    if sources.size > MAX_PICKS:
+        raise OpError(
+            f"a pick of {sources.size} elements (shape {sources.shape}) from a tensor of shape {x.shape}: "
+            f"symgrad builds one node per picked element, at most {MAX_PICKS}"
+        )
+    if sources.size == 0:
+        return full(sources.shape, 0, x.dtype or np.float64)
+    flat = reshape(x, (math.prod(x.shape),))
+    items = [getitem(flat, (int(k),)) for k in sources.ravel()]
+    if frozen is not None:
+        items = [apply("stop_gradient", item) if f else item for item, f in zip(items, frozen.ravel())]
+    return reshape(stack(items, 0), sources.shape)
+
+
+def _numbers_picked(who: str, pick) -> np.ndarray:
+    """``pick()`` on an array of element numbers, its out-of-range indices reported as ``who``'s."""
+    try:
+        return np.asarray(pick())
+    except IndexError as e:
+        raise OpError(f"{who}: {e}") from None
+
+
+def _aten_index(x: Node, indices) -> Node:
+    """aten.index.Tensor: ``x[i0, i1, ...]`` with index tensors (None for a whole axis), NumPy's rules."""
+    index = tuple(slice(None) if i is None else _constant_indices(i, "aten.index") for i in indices)
+    return _picked(x, _numbers_picked("aten.index", lambda: _element_numbers(x.shape)[index]))
+
+
+def _aten_index_select(x: Node, dim: int, index: Node) -> Node:
+    picks = _constant_indices(index, "aten.index_select")
+    return _picked(
+        x, _numbers_picked("aten.index_select", lambda: np.take(_element_numbers(x.shape), picks, axis=dim))
+    )
+
+
+def _aten_gather(x: Node, dim: int, index: Node, sparse_grad: bool = False) -> Node:
+    """aten.gather: ``out[p] = x[p with axis dim replaced by index[p]]`` (index may be shorter on
+    the other axes)."""
+    picks = _constant_indices(index, "aten.gather")
+    dim %= x.ndim
+    window = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(picks.shape))
+    numbers = _element_numbers(x.shape)[window]
+    return _picked(x, _numbers_picked("aten.gather", lambda: np.take_along_axis(numbers, picks, axis=dim)))
+
+
+def _aten_embedding(weight: Node, indices: Node, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+                    sparse: bool = False) -> Node:  # fmt: skip
+    """aten.embedding: rows of ``weight``; the ``padding_idx`` row passes no gradient, as in PyTorch."""
+    if scale_grad_by_freq:
+        raise OpError(
+            "aten.embedding: scale_grad_by_freq=True (gradients scaled by frequency) is not supported"
+        )
+    picks = _constant_indices(indices, "aten.embedding")
+    rows = _numbers_picked("aten.embedding", lambda: np.take(_element_numbers(weight.shape), picks, axis=0))
+    frozen = np.broadcast_to((picks == padding_idx)[..., None], rows.shape) if padding_idx >= 0 else None
+    return _picked(weight, rows, frozen)
+
+
+def running_sum(x: Node, axis: int, exclusive: bool = False, reverse: bool = False) -> Node:
+    """Running sums along ``axis`` (``exclusive``: each leaves out its own entry; ``reverse``: from
+    the end): one addition per entry, so the gradient is the running sum of the cotangent the
+    other way."""
+    axis %= x.ndim
+    order = range(x.shape[axis] - 1, -1, -1) if reverse else range(x.shape[axis])
+    sums: dict[int, Node] = {}
+    running = None
+    for k in order:
+        entry = getitem(x, _along(x.ndim, axis, k))
+        if exclusive:
+            sums[k] = zeros_like(entry) if running is None else running
+        running = entry if running is None else apply("add", running, entry)
+        if not exclusive:
+            sums[k] = running
+    return stack([sums[k] for k in range(x.shape[axis])], axis)
+
+
+def _aten_cumsum(x: Node, dim: int, dtype=None) -> Node:
+    return running_sum(x if dtype is None else cast(x, dtype), dim)
+
+
 # ----- JAX's structural primitives, written with these (jax.lax's conventions) -----
 
 
@@ -320,8 +455,41 @@ def _lax_slice(x: Node, start_indices, limit_indices, strides=None) -> Node:
     return getitem(x, tuple(slice(a, b, c) for a, b, c in zip(start_indices, limit_indices, steps)))
 
 
+def _reversed(x: Node, dims) -> Node:
+    """aten.flip and lax.rev: ``x`` read backwards along ``dims``."""
+    flipped = {d % x.ndim for d in dims}
+    return getitem(x, tuple(slice(None, None, -1) if d in flipped else slice(None) for d in range(x.ndim)))
+
+
 def _lax_split(x: Node, sizes, axis: int) -> tuple[Node, ...]:
     return _aten_split(x, [int(s) for s in sizes], axis)
+
+
+def _lax_cumsum(x: Node, axis: int, reverse: bool = False) -> Node:
+    return running_sum(x, axis, reverse=reverse)
+
+
+def _lax_gather(x: Node, indices: Node, dimension_numbers, slice_sizes, mode=None, fill_value=None,
+                **_hints) -> Node:  # fmt: skip
+    """lax.gather with constant indices: JAX's own gather run on the element numbers says which
+    element each output element is (out of range: clipped, or filled with zeros, as ``mode`` says)."""
+    from jax import lax as jax_lax  # only JAX programs have this primitive
+
+    picks = _constant_indices(indices, "lax.gather")
+    if fill_value not in (None, 0, 0.0) and not (isinstance(fill_value, float) and math.isnan(fill_value)):
+        raise OpError(f"lax.gather: fill_value={fill_value!r} is not supported (zeros are)")
+    numbers = np.asarray(jax_lax.gather(
+        _element_numbers(x.shape), picks, jax_lax.GatherDimensionNumbers(*dimension_numbers),
+        tuple(slice_sizes), mode=mode, fill_value=-1,
+    ))  # fmt: skip
+    return _picked(x, numbers) if (numbers >= 0).all() else _picked_or_zero(x, numbers)
+
+
+def _picked_or_zero(x: Node, numbers: np.ndarray) -> Node:
+    """``_picked`` with zeros where ``numbers`` is negative (a gather's dropped indices)."""
+    mask = numbers >= 0
+    picked = _picked(x, np.where(mask, numbers, 0))
+    return apply("mul", picked, const(mask.astype(x.dtype or np.float64)))
 
 
 # ----- shape inference -----
@@ -599,7 +767,9 @@ _linear(
         aten("mean", _aten_mean),
         aten("var_mean", _aten_var_mean),
         aten("var", lambda *a, **k: _aten_var_mean(*a, **k)[0]),
+        aten("cumsum", _aten_cumsum),
         lax("reduce_sum", lambda x, axes: reduce_sum(x, tuple(axes))),
+        lax("cumsum", _lax_cumsum),
     ),
 )  # fmt: skip
 _linear(
@@ -651,8 +821,15 @@ _linear(
         aten("diagonal", _aten_diagonal),
         aten("diagonal_copy", _aten_diagonal),
         aten("split_with_sizes", _aten_split),
+        aten("index.Tensor", _aten_index),
+        aten("index_select", _aten_index_select),
+        aten("gather", _aten_gather),
+        aten("embedding", _aten_embedding),
+        aten("flip", _reversed),
         lax("slice", _lax_slice),
         lax("split", _lax_split),
+        lax("gather", _lax_gather),
+        lax("rev", lambda x, dimensions: _reversed(x, dimensions)),
     ),
 )  # fmt: skip
 _linear(
