@@ -322,6 +322,18 @@ def test_a_small_convolutional_network_imports_and_verifies_with_its_weights():
     assert len(report.rows) == 5
 
 
+@pytest.mark.parametrize(
+    "options",
+    [dict(stride=2, padding=1, output_padding=1), dict(stride=1), dict(stride=2, dilation=2, groups=2)],
+)
+def test_transposed_convolutions_import_and_verify_with_their_weights(options):
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.ConvTranspose2d(2, 4, 3, **options), torch.nn.Tanh()).double()
+    report = symgrad.verify(net, torch.rand(1, 2, 3, 3, dtype=torch.float64), weights=True)
+    assert report.ok, str(report)
+    assert len(report.rows) == 3  # the input, the weight and the bias
+
+
 def test_embeddings_and_gathers_by_constant_indices_import_and_verify_with_their_weights():
     """aten.embedding (the padding row gets no gradient, as in PyTorch), index.Tensor,
     index_select (indices sliced from a buffer), gather, cumsum and flip, to second order."""

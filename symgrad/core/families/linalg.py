@@ -220,13 +220,57 @@ def conv2d(x: Node, w: Node, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1
     return transpose(reshape(rows, (o, n, out_h, out_w)), (1, 0, 2, 3))
 
 
+def conv_transpose2d(x: Node, w: Node, stride=(1, 1), padding=(0, 0), dilation=(1, 1), output_padding=(0, 0),
+                     groups: int = 1) -> Node:  # fmt: skip
+    """The transposed 2-D convolution (PyTorch's ``conv_transpose2d``; NCHW, ``w`` (C, O / groups, kh, kw)):
+    each input pixel times each kernel tap, added at ``stride * pixel + dilation * tap``, then
+    ``padding`` cropped from each side. One matrix product and one scatter per tap, so its derivatives
+    (a convolution for x, a correlation for w) come from those ops."""
+    if x.ndim != 4 or w.ndim != 4 or x.shape[1] != w.shape[0] or x.shape[1] % groups:
+        raise OpError(
+            f"ConvTranspose2D: x {x.shape} and weight {w.shape}: need NCHW and (C, O / groups, kh, kw) with C "
+            f"= x.shape[1] divisible by groups = {groups}"
+        )
+    (n, c, height, width), (_, og, kh, kw) = x.shape, w.shape
+    (sh, sw), (dh, dw), (ph, pw), (oh, ow) = stride, dilation, padding, output_padding
+    full = (n, og, (height - 1) * sh + dh * (kh - 1) + 1 + oh, (width - 1) * sw + dw * (kw - 1) + 1 + ow)
+    cg = c // groups
+    per_group = []
+    for g in range(groups):
+        group = getitem(x, (slice(None), slice(g * cg, (g + 1) * cg)))
+        columns = reshape(transpose(group, (1, 0, 2, 3)), (cg, n * height * width))
+        total = None
+        for i in range(kh):
+            for j in range(kw):
+                tap = transpose(getitem(w, (slice(g * cg, (g + 1) * cg), slice(None), i, j)), (1, 0))
+                piece = transpose(reshape(matmul(tap, columns), (og, n, height, width)), (1, 0, 2, 3))
+                at = (slice(None), slice(None), slice(i * dh, i * dh + (height - 1) * sh + 1, sh),
+                      slice(j * dw, j * dw + (width - 1) * sw + 1, sw))  # fmt: skip
+                placed = make_node("scatter", (piece,), (normalize_index(full, at), full))
+                total = placed if total is None else apply("add", total, placed)
+        assert total is not None  # a kernel has at least one tap
+        per_group.append(total)
+    out = per_group[0] if groups == 1 else concatenate(per_group, 1)
+    out_h, out_w = full[2] - 2 * ph, full[3] - 2 * pw
+    if out_h < 1 or out_w < 1:
+        raise OpError(
+            f"ConvTranspose2D: padding {padding} leaves no output of the {full[2]}x{full[3]} result"
+        )
+    return getitem(out, (slice(None), slice(None), slice(ph, ph + out_h), slice(pw, pw + out_w)))
+
+
 def _aten_convolution(x, w, bias, stride, padding, dilation, transposed, output_padding, groups) -> Node:
-    """aten.convolution, 2-D and not transposed: conv2d with PyTorch's symmetric padding, plus bias."""
-    if transposed or x.ndim != 4:
-        raise OpError("aten.convolution: only 2-D convolutions that are not transposed have a row")
-    out = conv2d(
-        x, w, tuple(stride), (padding[0], padding[0], padding[1], padding[1]), tuple(dilation), groups
-    )
+    """aten.convolution, 2-D: conv2d with PyTorch's symmetric padding (or its transpose), plus bias."""
+    if x.ndim != 4:
+        raise OpError(f"aten.convolution: only 2-D convolutions (NCHW input) have a row; input {x.shape}")
+    if transposed:
+        out = conv_transpose2d(
+            x, w, tuple(stride), tuple(padding), tuple(dilation), tuple(output_padding), groups
+        )
+    else:
+        out = conv2d(
+            x, w, tuple(stride), (padding[0], padding[0], padding[1], padding[1]), tuple(dilation), groups
+        )
     return out if bias is None else apply("add", out, reshape(bias, (1, -1, 1, 1)))
 
 

@@ -485,6 +485,27 @@ def _lax_gather(x: Node, indices: Node, dimension_numbers, slice_sizes, mode=Non
     return _picked(x, numbers) if (numbers >= 0).all() else _picked_or_zero(x, numbers)
 
 
+def _lax_scatter_add(x: Node, indices: Node, updates: Node, dimension_numbers, mode=None, **_rest) -> Node:
+    """lax.scatter-add with constant indices (``x.at[i].add(v)``): JAX's own scatter-add of each
+    one-hot update says where that update lands, so the result is ``x + M @ updates`` with M a
+    constant 0/1 matrix (dropped updates land nowhere); its derivative is M's transpose."""
+    import jax
+    from jax import lax as jax_lax  # only JAX programs have this primitive
+
+    picks = _constant_indices(indices, "lax.scatter-add")
+    size, count = math.prod(x.shape), math.prod(updates.shape)
+    if size * count > 10**7:
+        raise OpError(f"lax.scatter-add: {count} updates into {size} elements is past symgrad's 10^7 limit")
+    numbers = jax_lax.ScatterDimensionNumbers(*dimension_numbers)
+    one_hot = np.eye(count).reshape((count, *updates.shape))
+    landed = jax.vmap(lambda e: jax_lax.scatter_add(np.zeros(x.shape), picks, e, numbers, mode=mode))(
+        one_hot
+    )  # (count,) + x.shape: where each update lands
+    matrix = const(np.asarray(landed).reshape(count, size).T.astype(x.dtype or np.float64))
+    added = make_node("matmul", (matrix, reshape(updates, (count,))), (False, False))
+    return apply("add", x, reshape(added, x.shape))
+
+
 def _picked_or_zero(x: Node, numbers: np.ndarray) -> Node:
     """``_picked`` with zeros where ``numbers`` is negative (a gather's dropped indices)."""
     mask = numbers >= 0
@@ -843,6 +864,7 @@ _linear(
         aten("slice_scatter", _aten_slice_scatter),
         aten("select_scatter", _aten_select_scatter),
         lax("concatenate", lambda *xs, dimension: concatenate(xs, dimension)),
+        lax("scatter-add", _lax_scatter_add),
     ),
 )  # fmt: skip
 _linear(
