@@ -15,9 +15,11 @@ from symgrad.kernels import kernel
 from symgrad.models import PointMLP
 from symgrad.pinn import (
     MLP,
+    Adam,
     Disk,
     FourierFeatures,
     Interval,
+    ModifiedMLP,
     PeriodicEmbedding,
     Rectangle,
     ResidualLoss,
@@ -30,6 +32,7 @@ from symgrad.pinn import (
     periodic,
     predict,
     robin,
+    train,
 )
 
 HAS_C = "c" in lowering.available_backends()
@@ -52,6 +55,9 @@ NETWORKS = {
     "residual-mlp": lambda: ResidualMLP(3, 8, 2, n_outputs=3, activation="tanh", seed=3),
     "fourier": lambda: MLP([3, 8, 3], embedding=FourierFeatures(3, 4, scale=0.5), seed=4),
     "periodic": lambda: MLP([3, 8, 3], "silu", embedding=PeriodicEmbedding([2.0, None, 1.0], 2), seed=5),
+    "modified": lambda: ModifiedMLP([3, 8, 8, 3], seed=6, embedding=FourierFeatures(3, 4, scale=0.5)),
+    "factorized": lambda: MLP([3, 8, 8, 3], seed=7, factorization=(1.0, 0.1)),
+    "factorized-residual": lambda: ResidualMLP(3, 8, 1, n_outputs=3, seed=8, factorization=(0.5, 0.2)),
 }
 
 
@@ -79,6 +85,53 @@ def test_point_mlp_is_the_mlp_with_tanh_and_the_same_weights():
         np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
     x, t = placeholder("x"), placeholder("t")
     assert isinstance(old(x, t), Tensor) and old(x, t).shape == ()
+
+
+def test_the_modified_mlp_gates_its_encoders_into_every_layer():
+    """Against NumPy with the network's own weights: U, V encoders, h = (1 - z) U + z V per layer."""
+    net = ModifiedMLP([2, 6, 6, 1], seed=3)
+    x, t = np.linspace(0, 1, 5), np.linspace(-1, 1, 5)
+    w = {p.name: p.asnumpy() for p in net.trainable_params()}
+    a = np.stack([x, t], axis=-1)
+    u, v = np.tanh(a @ w["W_u"] + w["b_u"]), np.tanh(a @ w["W_v"] + w["b_v"])
+    h = a
+    for k in (1, 2):
+        z = np.tanh(h @ w[f"W{k}"] + w[f"b{k}"])
+        h = (1 - z) * u + z * v
+    expected = (h @ w["W3"] + w["b3"])[:, 0]
+    np.testing.assert_allclose(net(Tensor(x), Tensor(t)).asnumpy(), expected, rtol=1e-13)
+    with pytest.raises(ValueError, match="hidden layers must have one width"):
+        ModifiedMLP([2, 6, 4, 1])
+
+
+def test_weight_factorization_starts_from_the_same_network_with_its_scales_as_parameters():
+    x, t = Tensor(np.linspace(0, 1, 5)), Tensor(np.linspace(-1, 1, 5))
+    plain, factorized = MLP([2, 8, 8, 1], seed=3), MLP([2, 8, 8, 1], seed=3, factorization=(1.0, 0.1))
+    np.testing.assert_allclose(factorized(x, t).asnumpy(), plain(x, t).asnumpy(), rtol=1e-12, atol=1e-15)
+    names = [p.name for p in factorized.trainable_params()]
+    assert names == ["W1", "s1", "b1", "W2", "s2", "b2", "W3", "s3", "b3"]
+    scales = factorized.s1.asnumpy()
+    assert 0.7 < scales.mean() < 1.3 and scales.std() > 0  # drawn from N(1, 0.1)
+    with pytest.raises(ValueError, match="factorization must be"):
+        MLP([2, 4, 1], factorization=(1.0, -0.1))
+
+
+def test_loss_balancing_raises_the_term_with_the_smaller_gradient_and_weights_the_sum():
+    net = MLP([1, 6, 1], seed=1)
+    points = (np.linspace(-1, 1, 16),)
+    big = ResidualLoss(lambda x: net(x) - 1.0, ("x",), net, name="big", backend="numpy")
+    small = ResidualLoss(lambda x: 0.01 * net(x), ("x",), net, name="small", backend="numpy")
+    losses = [(big, points), (small, points)]
+    history = train(losses, Adam(net.trainable_params(), 1e-3), 25, progress=False, balance_every=10)
+    assert [step for step, _ in history.weights] == [0, 10, 20]
+    first, last = history.weights[0][1], history.weights[-1][1]
+    assert first[1] > first[0] and last[1] > first[1]  # the small term's weight grows
+    w_big, w_small = history.weights[-1][1]
+    for k in (20, 21, 24):  # the loss minimised is the weighted sum
+        expected = w_big * history.terms["big"][k] + w_small * history.terms["small"][k]
+        assert history[k] == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match="balance_every must be a whole number >= 1"):
+        train(losses, Adam(net.trainable_params()), 1, progress=False, balance_every=0)
 
 
 def test_initializers_have_their_variances_and_unknown_ones_are_named():

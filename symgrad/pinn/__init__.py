@@ -1,7 +1,7 @@
 """Physics-informed networks: losses compiled to kernels, optimizers, domains, reference problems.
 
-- :mod:`symgrad.pinn.networks`: ``MLP`` and ``ResidualMLP`` of any inputs and outputs, Fourier and
-  periodic input embeddings; any ``nn.Cell`` or function with Parameters is a network too.
+- :mod:`symgrad.pinn.networks`: ``MLP``, ``ModifiedMLP`` and ``ResidualMLP`` of any inputs and outputs
+  (random weight factorization as an option), Fourier and periodic input embeddings; any ``nn.Cell`` or function with Parameters is a network too.
 - :mod:`symgrad.pinn.residual_loss`: ``ResidualLoss`` (one term, or one per component of a system;
   ``backend="auto"``: NumPy at once, C compiled in the background), ``predict``; ``laplacian``
   (``symgrad.laplacian``, one forward-Laplacian sweep) and ``derivatives`` (u_x, u_xx, u_xxx.. by
@@ -29,7 +29,7 @@ from symgrad.pinn.conditions import Condition, dirichlet, initial, neumann, obse
 from symgrad.pinn.geometry import Box, Disk, Interval, Rectangle, SpaceTime
 from symgrad.pinn.lbfgs import LbfgsResult, flatten, lbfgs, unflatten
 from symgrad.pinn.levenberg_marquardt import LevenbergMarquardtResult, levenberg_marquardt
-from symgrad.pinn.networks import MLP, FourierFeatures, PeriodicEmbedding, ResidualMLP
+from symgrad.pinn.networks import MLP, FourierFeatures, ModifiedMLP, PeriodicEmbedding, ResidualMLP
 from symgrad.pinn.plots import plot_solution
 from symgrad.pinn.problems import (
     AllenCahn,
@@ -66,6 +66,7 @@ __all__ = [
     "FourierFeatures",
     "ResidualMLP",
     "MLP",
+    "ModifiedMLP",
     "Adam",
     "Beam",
     "Box",

@@ -118,11 +118,26 @@ def register_embedding(net: Cell, embedding) -> None:
             setattr(net, f"embedding_{name}", value)
 
 
+class _Dense:
+    """One layer's affine map ``a @ W + b``; with a weight factorization ``W = V diag(exp(s))``, that
+    is ``(a @ V) * exp(s) + b`` (Parameters ``V`` under the name ``W<k>``, and ``s<k>``)."""
+
+    def __init__(self, W: Parameter, b: Parameter, log_scale: Parameter | None = None):
+        self.W, self.b, self.log_scale = W, b, log_scale
+
+    def __call__(self, a: Tensor) -> Tensor:
+        y = ops.matmul(a, self.W)
+        if self.log_scale is not None:
+            y = y * ops.exp(self.log_scale)
+        return y + self.b
+
+
 class _PointNetwork(Cell):
     """Shared by the networks below: inputs stacked into one vector, outputs split into a tuple."""
 
     n_inputs: int
     n_outputs: int
+    factorization: tuple[float, float] | None = None
 
     def _stack(self, xs: tuple) -> Tensor:
         name = type(self).__name__
@@ -145,17 +160,38 @@ class _PointNetwork(Cell):
         register_embedding(self, embedding)
         return n_inputs if embedding is None else getattr(embedding, "out_dim", n_inputs)
 
-    def _dense(
-        self, suffix: str, n_in: int, n_out: int, init: str, rng, dtype
-    ) -> tuple[Parameter, Parameter]:
+    def _use_factorization(self, factorization, seed: int) -> None:
+        """Keep the random weight factorization's (mean, std) of the log-scales, and their generator
+        (its own, so the network's initial function is the one without factorization)."""
+        if factorization is not None:
+            mean, std = (float(v) for v in factorization)
+            if not (math.isfinite(mean) and math.isfinite(std) and std >= 0):
+                raise ValueError(
+                    f"{type(self).__name__}: factorization must be (mean, std) of the log-scales, std >= 0, "
+                    f"got {factorization!r}"
+                )
+            factorization = (mean, std)
+        self.factorization = factorization
+        self._scale_rng = np.random.default_rng([seed, 1])
+
+    def _dense(self, suffix: str, n_in: int, n_out: int, init: str, rng, dtype) -> _Dense:
         """A layer's weights ``W<suffix>`` (``init``, shape (in, out)) and bias ``b<suffix>`` (zeros),
-        registered on the network."""
+        registered on the network; with a factorization, ``W = V diag(exp(s))`` where ``s<suffix>``
+        is drawn from N(mean, std) and ``V`` (kept as ``W<suffix>``) is ``W / exp(s)``."""
         dtype = mstype.to_dtype(dtype).np  # np.float64 or symgrad.float64 alike
-        W = Parameter(initial_weight(init, n_in, n_out, rng, dtype), name=f"W{suffix}")
+        weight = initial_weight(init, n_in, n_out, rng, dtype)
+        log_scale = None
+        if self.factorization is not None:
+            mean, std = self.factorization
+            scales = self._scale_rng.normal(mean, std, n_out).astype(dtype)
+            weight = (weight / np.exp(scales)).astype(dtype)
+            log_scale = Parameter(scales, name=f"s{suffix}")
+        W = Parameter(weight, name=f"W{suffix}")
         b = Parameter(np.zeros(n_out, dtype), name=f"b{suffix}")
-        setattr(self, W.name, W)
-        setattr(self, b.name, b)
-        return W, b
+        for p in (W, log_scale, b):
+            if p is not None:
+                setattr(self, p.name, p)
+        return _Dense(W, b, log_scale)
 
     def _features(self, xs: tuple) -> Tensor:
         """The inputs stacked into one vector, through the embedding when there is one."""
@@ -203,9 +239,14 @@ class MLP(_PointNetwork):
         init: "glorot_uniform" (default), "glorot_normal", "he_uniform" or "he_normal"; biases start at 0.
         embedding: an input embedding (:class:`FourierFeatures`, :class:`PeriodicEmbedding`, or any
             callable with ``in_dim`` and ``out_dim``) applied to the stacked inputs.
+        factorization: random weight factorization (Wang, Wang, Sankaran & Perdikaris 2022):
+            ``(mean, std)`` of each layer's log-scales ``s`` (they suggest (1.0, 0.1)), so that
+            ``W = V diag(exp(s))`` and Adam steps on ``V`` and ``s``; the initial network is the same
+            as without it. None (default): plain weights.
         seed, dtype: the random generator's seed and the weights' dtype (float64 or float32).
 
-    Weights are Parameters ``W1, b1, ..., Wn, bn`` with ``W`` of shape (in, out).
+    Weights are Parameters ``W1, b1, ..., Wn, bn`` with ``W`` of shape (in, out) (and ``s1, ..., sn``
+    with a factorization).
     """
 
     def __init__(
@@ -216,6 +257,7 @@ class MLP(_PointNetwork):
         embedding=None,
         seed: int = 0,
         dtype=np.float64,
+        factorization: tuple[float, float] | None = None,
     ):
         super().__init__()
         sizes = [int(s) for s in layer_sizes]
@@ -226,6 +268,7 @@ class MLP(_PointNetwork):
         self.layer_sizes = sizes
         self.n_inputs, self.n_outputs = sizes[0], sizes[-1]
         self.activation = activation_function(activation)
+        self._use_factorization(factorization, seed)
         widths = [self._use_embedding(embedding, sizes[0]), *sizes[1:]]
         rng = np.random.default_rng(seed)
         self._layers = [
@@ -235,10 +278,48 @@ class MLP(_PointNetwork):
 
     def construct(self, *xs):
         a = self._features(xs)
-        for W, b in self._layers[:-1]:
-            a = self.activation(ops.matmul(a, W) + b)
-        W, b = self._layers[-1]
-        return self._split(ops.matmul(a, W) + b)
+        for layer in self._layers[:-1]:
+            a = self.activation(layer(a))
+        return self._split(self._layers[-1](a))
+
+
+class ModifiedMLP(MLP):
+    """The modified MLP of Wang, Teng & Perdikaris (2021): two encoders of the input,
+    ``U = act(x W_u + b_u)`` and ``V = act(x W_v + b_v)``, and each hidden layer
+    ``z = act(h W + b)``, ``h = (1 - z) U + z V``; a linear output. The gates carry the input to
+    every layer, which helps stiff problems (Helmholtz, Allen-Cahn). The hidden layers must have
+    one width; the arguments are :class:`MLP`'s, the encoders ``W_u, b_u, W_v, b_v`` come last.
+    """
+
+    def __init__(
+        self,
+        layer_sizes: Sequence[int],
+        activation: str | Callable = "tanh",
+        init: str = "glorot_uniform",
+        embedding=None,
+        seed: int = 0,
+        dtype=np.float64,
+        factorization: tuple[float, float] | None = None,
+    ):
+        super().__init__(layer_sizes, activation, init, embedding, seed, dtype, factorization)
+        hidden = self.layer_sizes[1:-1]
+        if not hidden or len(set(hidden)) != 1:
+            raise ValueError(
+                f"ModifiedMLP: the hidden layers must have one width (the gates mix the encoders into "
+                f"each), got layer_sizes {self.layer_sizes}"
+            )
+        first = self._layers[0].W.shape[0]  # the input's width after any embedding
+        rng = np.random.default_rng([seed, 2])
+        self._encoders = [self._dense(f"_{k}", first, hidden[0], init, rng, dtype) for k in "uv"]
+
+    def construct(self, *xs):
+        a = self._features(xs)
+        u, v = (self.activation(encoder(a)) for encoder in self._encoders)
+        h = a
+        for layer in self._layers[:-1]:
+            z = self.activation(layer(h))
+            h = u + z * (v - u)  # (1 - z) u + z v
+        return self._split(self._layers[-1](h))
 
 
 class ResidualMLP(_PointNetwork):
@@ -257,6 +338,7 @@ class ResidualMLP(_PointNetwork):
         embedding=None,
         seed: int = 0,
         dtype=np.float64,
+        factorization: tuple[float, float] | None = None,
     ):
         super().__init__()
         if min(n_inputs, width, n_outputs) < 1 or blocks < 0:
@@ -266,10 +348,11 @@ class ResidualMLP(_PointNetwork):
             )
         self.n_inputs, self.n_outputs = n_inputs, n_outputs
         self.activation = activation_function(activation)
+        self._use_factorization(factorization, seed)
         rng = np.random.default_rng(seed)
         first = self._use_embedding(embedding, n_inputs)
 
-        def layer(name: str, n_in: int, n_out: int) -> tuple[Parameter, Parameter]:
+        def layer(name: str, n_in: int, n_out: int) -> _Dense:
             return self._dense(f"_{name}", n_in, n_out, init, rng, dtype)
 
         self._input = layer("in", first, width)
@@ -281,18 +364,17 @@ class ResidualMLP(_PointNetwork):
     def construct(self, *xs):
         a = self._features(xs)
         act = self.activation
-        W, b = self._input
-        h = act(ops.matmul(a, W) + b)
-        for (W1, b1), (W2, b2) in self._blocks:
-            h = h + act(ops.matmul(act(ops.matmul(h, W1) + b1), W2) + b2)
-        W, b = self._output
-        return self._split(ops.matmul(h, W) + b)
+        h = act(self._input(a))
+        for first, second in self._blocks:
+            h = h + act(second(act(first(h))))
+        return self._split(self._output(h))
 
 
 __all__ = [
     "INITIALIZERS",
     "MLP",
     "FourierFeatures",
+    "ModifiedMLP",
     "PeriodicEmbedding",
     "ResidualMLP",
     "activation_function",

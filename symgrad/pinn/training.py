@@ -26,13 +26,15 @@ class NonFiniteLoss(FloatingPointError):
 
 class History(list):
     """The total loss per step (a list, as before), with each term's loss per step in ``terms``,
-    why training stopped in ``stopped``, and the wall time in ``seconds``."""
+    why training stopped in ``stopped``, the wall time in ``seconds``, and with loss balancing the
+    terms' weights at each rebalance in ``weights``."""
 
     def __init__(self, values=()):
         super().__init__(values)
         self.terms: dict[str, list[float]] = {}
         self.stopped = ""
         self.seconds = 0.0
+        self.weights: list[tuple[int, list[float]]] = []  # (step, each term's weight) at each rebalance
 
 
 @dataclass
@@ -85,6 +87,13 @@ def total_loss(losses: Sequence[tuple[Callable, Sequence[np.ndarray]]]) -> tuple
         grads = g if grads is None else [a + b for a, b in zip(grads, g)]
     assert grads is not None  # there is at least one term
     return total, grads
+
+
+def balanced_weights(weights: list[float], gradients: list[list[np.ndarray]], alpha: float) -> list[float]:
+    """Each term's weight moved toward ``sum_j |g_j| / |g_i|`` (a term with no gradient keeps its weight)."""
+    norms = [math.sqrt(sum(float(np.vdot(g, g)) for g in term)) for term in gradients]
+    total = sum(norms)
+    return [w if n == 0 else alpha * w + (1 - alpha) * total / n for w, n in zip(weights, norms)]
 
 
 def term_values(losses) -> list[float]:
@@ -162,8 +171,17 @@ def train(
     max_seconds: float | None = None,
     loss_tol: float | None = None,
     grad_tol: float | None = None,
+    balance_every: int | None = None,
+    balance_alpha: float = 0.9,
 ) -> History:
     """Minimise the sum of ``losses`` (each with its point arrays) by ``optimizer``'s steps.
+
+    With ``balance_every`` (off by default), the sum is weighted, ``sum_i w_i L_i``, and every
+    ``balance_every`` steps (from the first) each weight becomes
+    ``balance_alpha * w_i + (1 - balance_alpha) * sum_j |grad L_j| / |grad L_i|``: terms whose
+    gradients are small are raised until every term pulls on the weights alike (the gradient-norm
+    balancing of Wang, Sankaran, Wang & Perdikaris 2023; learning-rate annealing, Wang, Teng &
+    Perdikaris 2021). The weights start at 1 and are recorded in ``History.weights``.
 
     Stops after ``steps`` steps, after ``max_seconds`` of wall time, when the total loss falls to
     ``loss_tol``, when the largest gradient entry falls to ``grad_tol``, or when a callback returns
@@ -175,6 +193,10 @@ def train(
     if not isinstance(steps, int) or steps < 0:
         raise ValueError(f"train: steps must be a whole number >= 0, got {steps!r}")
     _check_limits("train", max_seconds, loss_tol, grad_tol)
+    if balance_every is not None and (not isinstance(balance_every, int) or balance_every < 1):
+        raise ValueError(f"train: balance_every must be a whole number >= 1 or None, got {balance_every!r}")
+    if not 0 <= balance_alpha < 1:
+        raise ValueError(f"train: balance_alpha must be in [0, 1), got {balance_alpha!r}")
     losses = list(losses)
     if not losses:
         raise ValueError("train: no loss terms; pass a list of (loss, points) pairs")
@@ -186,9 +208,18 @@ def train(
     started = time.perf_counter()
     last_good = Snapshot(params, optimizer)
     history.stopped = f"{steps} steps"
+    weights = [1.0] * len(losses)
     with one_pool():
         for step in range(steps):
-            total, grads = total_loss(losses)
+            if balance_every is None:
+                total, grads = total_loss(losses)
+            else:
+                parts = [term(*points) for term, points in losses]
+                if step % balance_every == 0 and all_finite(0.0, [g for _, p in parts for g in p]):
+                    weights = balanced_weights(weights, [p for _, p in parts], balance_alpha)
+                    history.weights.append((step, list(weights)))
+                total = sum(w * value for w, (value, _) in zip(weights, parts))
+                grads = [sum(w * p[k] for w, (_, p) in zip(weights, parts)) for k in range(len(parts[0][1]))]
             if not all_finite(total, grads):
                 cause = explain_non_finite(losses, params, f"train: step {step}")  # at the failing weights
                 last_good.restore()
