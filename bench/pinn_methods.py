@@ -1,13 +1,19 @@
-"""The PINN methods of issue 29 on one problem, at equal wall time: 2-D Helmholtz with k = 4 pi
-(bench/pinn_problems.py's: u = sin(kx) sin(ky), [2, 50, 50, 50, 1] sin network, 4096 interior and
-800 boundary points, Adam at most ``--adam`` steps then L-BFGS, ``--seconds`` each).
+"""The PINN methods of issue 29, each against the plain setting at equal wall time.
 
-Variants: the plain MLP with the boundary term weighted 100 by hand (the suite's setting); the
-weights balanced by gradient norms instead (``train(balance_every=100)``, boundary weight 1); the
-modified MLP (``ModifiedMLP``), by hand and balanced; random weight factorization
-(``MLP(factorization=(1.0, 0.1))``). Prints the relative L2 error of each.
+``--problem helmholtz``: 2-D Helmholtz with k = 4 pi (bench/pinn_problems.py's: u = sin(kx) sin(ky),
+[2, 50, 50, 50, 1] sin network, 4096 interior and 800 boundary points, Adam at most ``--adam``
+steps then L-BFGS). Variants: the plain MLP with the boundary term weighted 100 by hand (the
+suite's setting); the weights balanced by gradient norms instead (``train(balance_every=100)``,
+boundary weight 1); the modified MLP (``ModifiedMLP``), by hand and balanced; random weight
+factorization (``MLP(factorization=(1.0, 0.1))``).
 
-    python bench/pinn_methods.py [--seconds 120] [--adam 5000]
+``--problem burgers``: Burgers (Raissi's setup) with the conditions built in, 2540 Sobol' points,
+[2, 20, 20, 20, 1] tanh, Adam only (lr 1e-3): the plain residual against ``CausalLoss`` (16 time
+slabs, tol 1 and 10).
+
+Prints the relative L2 error of each, ``--seconds`` a run.
+
+    python bench/pinn_methods.py [--problem helmholtz|burgers] [--seconds 120] [--adam 5000]
 """
 
 from __future__ import annotations
@@ -16,16 +22,20 @@ import argparse
 import platform
 import time
 
+import numpy as np
 from pinn_problems import K, _grid, _relative, helmholtz_exact
 
 from symgrad import ops
 from symgrad.pinn import (
     MLP,
     Adam,
+    Burgers,
+    CausalLoss,
     ModifiedMLP,
     Rectangle,
     ResidualLoss,
     dirichlet,
+    hard_constraint,
     laplacian,
     lbfgs,
     predict,
@@ -73,12 +83,39 @@ def run(make, boundary_weight: float, balance_every: int | None, adam: int, seco
     return time.perf_counter() - started, len(history), error, weights
 
 
+BURGERS = Burgers()
+CAUSAL = {"plain residual": None, "CausalLoss, 16 slabs, tol 1": 1.0, "CausalLoss, 16 slabs, tol 10": 10.0}
+
+
+def run_burgers(tol: float | None, seconds: float) -> tuple[float, int, float]:
+    started = time.perf_counter()
+    net = MLP([2, 20, 20, 20, 1], seed=0)
+    u = hard_constraint(net, lambda x, t: -ops.sin(np.pi * x), lambda x, t: t * (1 - x * x))
+    loss = ResidualLoss(BURGERS.pde(u), BURGERS.inputs, net, name="pde")
+    loss.wait_until_compiled()
+    term = loss if tol is None else CausalLoss(loss, slabs=16, tol=tol)
+    history = train([(term, BURGERS.geometry.interior(2540, "sobol"))], Adam(net.trainable_params(), lr=1e-3),
+                    10**7, max_seconds=seconds, progress=False)  # fmt: skip
+    x, t = BURGERS.grid()
+    error = BURGERS.relative_l2(-np.sin(np.pi * x) + t * (1 - x * x) * predict(net, (x, t)))
+    return time.perf_counter() - started, len(history), error
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--problem", choices=("helmholtz", "burgers"), default="helmholtz")
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--adam", type=int, default=5000)
     args = parser.parse_args()
-    print(f"{platform.processor() or platform.machine()}; Helmholtz k = 4 pi, {args.seconds:.0f} s each")
+    machine = platform.processor() or platform.machine()
+    if args.problem == "burgers":
+        print(f"{machine}; Burgers, Adam only, {args.seconds:.0f} s each")
+        print(f"{'variant':38s} {'wall s':>7s} {'Adam steps':>10s} {'relative L2':>12s}")
+        for name, tol in CAUSAL.items():
+            seconds, steps, error = run_burgers(tol, args.seconds)
+            print(f"{name:38s} {seconds:7.1f} {steps:10d} {error:12.2e}", flush=True)
+        return
+    print(f"{machine}; Helmholtz k = 4 pi, {args.seconds:.0f} s each")
     print(f"{'variant':38s} {'wall s':>7s} {'Adam steps':>10s} {'relative L2':>12s}  last balanced weights")
     for name, (make, weight, every) in VARIANTS.items():
         seconds, steps, error, weights = run(make, weight, every, args.adam, args.seconds)

@@ -16,6 +16,7 @@ from symgrad.models import PointMLP
 from symgrad.pinn import (
     MLP,
     Adam,
+    CausalLoss,
     Disk,
     FourierFeatures,
     Interval,
@@ -132,6 +133,36 @@ def test_loss_balancing_raises_the_term_with_the_smaller_gradient_and_weights_th
         assert history[k] == pytest.approx(expected, rel=1e-12)
     with pytest.raises(ValueError, match="balance_every must be a whole number >= 1"):
         train(losses, Adam(net.trainable_params()), 1, progress=False, balance_every=0)
+
+
+def test_causal_weights_follow_the_earlier_slabs_losses_and_carry_no_gradient():
+    """Against the slab losses computed one by one: w_i = exp(-tol (L_0 + ... + L_{i-1})), the loss
+    is mean(w L) and the gradient sum(w g) / slabs (the weights are constants)."""
+    net = MLP([2, 6, 1], seed=2)
+    residual = ResidualLoss(lambda x, t: net(x, t) - ops.sin(3.0 * t), ("x", "t"), net, backend="numpy")
+    rng = np.random.default_rng(0)
+    x, t = rng.uniform(-1, 1, 40), rng.permutation(np.linspace(0, 1, 40))
+    causal = CausalLoss(residual, slabs=4, tol=5.0)
+    value, grads = causal(x, t)
+    slab_values, slab_grads = [], []
+    for k in range(4):  # times sorted: the k-th slab is t in [k/4, (k+1)/4)
+        inside = (t >= k * 10 / 39 - 1e-12) & (t < (k + 1) * 10 / 39 - 1e-12)
+        v, g = residual(x[inside], t[inside])
+        slab_values.append(v)
+        slab_grads.append(g)
+    weights = np.exp(-5.0 * np.concatenate([[0.0], np.cumsum(slab_values)[:-1]]))
+    np.testing.assert_allclose(causal.weights, weights, rtol=1e-12)
+    assert np.all(np.diff(causal.weights) <= 0) and causal.weights[0] == 1.0
+    assert value == pytest.approx(np.mean(weights * np.array(slab_values)), rel=1e-12)
+    for k, g in enumerate(grads):
+        expected = sum(w * sg[k] for w, sg in zip(weights, slab_grads)) / 4
+        np.testing.assert_allclose(g, expected, rtol=1e-12, atol=1e-15)
+    history = train([(causal, (x, t))], Adam(net.trainable_params(), 1e-2), 3, progress=False)
+    assert len(history) == 3 and history.terms[causal.name][0] == pytest.approx(value, rel=1e-12)
+    with pytest.raises(ValueError, match="40 points for 50 slabs"):
+        CausalLoss(residual, slabs=50)(x, t)
+    with pytest.raises(ValueError, match="tol must be a finite number >= 0"):
+        CausalLoss(residual, tol=-1.0)
 
 
 def test_initializers_have_their_variances_and_unknown_ones_are_named():

@@ -6,8 +6,9 @@
   ``backend="auto"``: NumPy at once, C compiled in the background), ``predict``; ``laplacian``
   (``symgrad.laplacian``, one forward-Laplacian sweep) and ``derivatives`` (u_x, u_xx, u_xxx.. by
   Taylor mode) come from :mod:`symgrad.autodiff`.
-- :mod:`symgrad.pinn.training`: Adam ``train`` with wall-time caps, early stops, callbacks and a
-  non-finite guard; :mod:`symgrad.pinn.checkpoints` (atomic) and :mod:`symgrad.pinn.plots`.
+- :mod:`symgrad.pinn.training`: Adam ``train`` with wall-time caps, early stops, callbacks, loss
+  balancing by gradient norms and a non-finite guard; :mod:`symgrad.pinn.causal`: ``CausalLoss``
+  (causal weights over time slabs); :mod:`symgrad.pinn.checkpoints` (atomic) and :mod:`symgrad.pinn.plots`.
 - :mod:`symgrad.pinn.lbfgs`: L-BFGS by SciPy's L-BFGS-B on the flat weights;
   :mod:`symgrad.pinn.levenberg_marquardt`: damped Gauss-Newton steps from the residuals' Jacobians.
 - :mod:`symgrad.pinn.conditions`: Dirichlet, Neumann, Robin (outward normals), periodic, initial and
@@ -24,6 +25,7 @@ from symgrad.autodiff.taylor import derivatives
 from symgrad.parameter import parameters_of
 from symgrad.pinn.adam import Adam
 from symgrad.pinn.adaptive import hard_constraint, refine, resample
+from symgrad.pinn.causal import CausalLoss
 from symgrad.pinn.checkpoints import load_checkpoint, save_checkpoint
 from symgrad.pinn.conditions import Condition, dirichlet, initial, neumann, observations, periodic, robin
 from symgrad.pinn.geometry import Box, Disk, Interval, Rectangle, SpaceTime
@@ -68,6 +70,7 @@ __all__ = [
     "MLP",
     "ModifiedMLP",
     "Adam",
+    "CausalLoss",
     "Beam",
     "Box",
     "Burgers",

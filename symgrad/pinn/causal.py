@@ -1,0 +1,80 @@
+"""Causal training for time-dependent problems (Wang, Sankaran & Perdikaris 2022).
+
+A plain PINN can fit late times before early ones, so the solution it learns need not follow
+from the initial condition. :class:`CausalLoss` sorts a residual's points by time into slabs and
+weights slab ``i``'s loss by ``exp(-tol * (L_0 + ... + L_{i-1}))``: a slab counts only once the
+slabs before it are small. The weights are numbers, not part of the derivative.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from symgrad.pinn.residual_loss import ResidualLoss, point_arrays
+
+
+class CausalLoss:
+    """``loss`` (a :class:`ResidualLoss`) with causal weights over ``slabs`` time slabs.
+
+    A loss term like ``loss`` itself (``train``'s ``(term, points)`` pairs): called on the points,
+    it gives the weighted mean of the slab losses and its gradient. ``time_input`` says which input
+    is time (default: the last). ``weights`` holds the last weights; once their smallest passes
+    about 0.99, every time is learned and ``tol`` may be raised (as Wang et al. do).
+    For Adam's steps (``train``): the weights change from step to step.
+    """
+
+    def __init__(self, loss: ResidualLoss, slabs: int = 16, tol: float = 1.0, time_input: int = -1):
+        if not isinstance(slabs, int) or slabs < 1:
+            raise ValueError(f"CausalLoss: slabs must be a whole number >= 1, got {slabs!r}")
+        if not (isinstance(tol, int | float) and math.isfinite(tol) and tol >= 0):
+            raise ValueError(f"CausalLoss: tol must be a finite number >= 0, got {tol!r}")
+        if not -len(loss.inputs) <= time_input < len(loss.inputs):
+            raise ValueError(
+                f"CausalLoss: time_input {time_input} is not one of the {len(loss.inputs)} inputs"
+            )
+        self.loss, self.slabs, self.tol, self.time_input = loss, slabs, float(tol), time_input
+        self.name = f"{loss.name} (causal)"
+        self.term_names = [self.name]
+        self.last_terms: list[float] = []
+        self.weights = np.ones(slabs)
+        self._split: tuple[tuple, list[np.ndarray]] | None = None  # (the points it is for, slab indices)
+
+    @property
+    def backend(self) -> str:
+        return self.loss.backend
+
+    def wait_until_compiled(self, timeout: float | None = None) -> str:
+        return self.loss.wait_until_compiled(timeout)
+
+    def _slab_indices(self, points: tuple) -> list[np.ndarray]:
+        """The points' indices in each slab, earliest first, equal counts (cached for these points)."""
+        if self._split is not None and all(a is b for a, b in zip(self._split[0], points)):
+            return self._split[1]
+        times = np.ravel(points[self.time_input])
+        if times.size < self.slabs:
+            raise ValueError(f"CausalLoss {self.name!r}: {times.size} points for {self.slabs} slabs")
+        slabs = np.array_split(np.argsort(times, kind="stable"), self.slabs)
+        self._split = (points, slabs)
+        return slabs
+
+    def __call__(self, *points) -> tuple[float, list[np.ndarray]]:
+        points = point_arrays(points, len(self.loss.inputs), f"CausalLoss {self.name!r}")
+        values, gradients = [], []
+        for index in self._slab_indices(points):
+            value, grads = self.loss(*(np.ravel(p)[index] for p in points))
+            values.append(value)
+            gradients.append(grads)
+        slab_losses = np.array(values)
+        self.weights = np.exp(-self.tol * np.concatenate([[0.0], np.cumsum(slab_losses)[:-1]]))
+        total = float(np.mean(self.weights * slab_losses))
+        grads = [
+            np.sum([w * g[k] for w, g in zip(self.weights, gradients)], axis=0) / self.slabs
+            for k in range(len(gradients[0]))
+        ]
+        self.last_terms = [total]
+        return total, grads
+
+
+__all__ = ["CausalLoss"]
