@@ -4,7 +4,7 @@
 [2, 50, 50, 50, 1] sin network, 4096 interior and 800 boundary points, Adam at most ``--adam``
 steps then L-BFGS). Variants: the plain MLP with the boundary term weighted 100 by hand (the
 suite's setting); the weights balanced by gradient norms instead (``train(balance_every=100)``,
-boundary weight 1); the modified MLP (``ModifiedMLP``), by hand and balanced; random weight
+boundary weight 1, L-BFGS on the balanced sum: ``weighted_terms``); the modified MLP (``ModifiedMLP``), by hand and balanced; random weight
 factorization (``MLP(factorization=(1.0, 0.1))``).
 
 ``--problem burgers``: Burgers (Raissi's setup) with the conditions built in, 2540 Sobol' points,
@@ -40,6 +40,7 @@ from symgrad.pinn import (
     lbfgs,
     predict,
     train,
+    weighted_terms,
 )
 
 SQUARE = Rectangle((0, 0), (1, 1))
@@ -75,6 +76,8 @@ def run(make, boundary_weight: float, balance_every: int | None, adam: int, seco
         terms, Adam(params, lr=1e-3), adam, max_seconds=seconds, progress=False, balance_every=balance_every
     )
     left = seconds - (time.perf_counter() - started)
+    if history.weights:  # L-BFGS goes on with the balanced sum
+        terms = weighted_terms(terms, history.weights[-1][1])
     if left > 0:
         lbfgs(terms, params, max_iterations=10**6, max_seconds=left, ftol=0, gtol=0, progress=False)
     X, Y = _grid((0, 0), (1, 1))

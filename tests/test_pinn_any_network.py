@@ -34,6 +34,7 @@ from symgrad.pinn import (
     predict,
     robin,
     train,
+    weighted_terms,
 )
 
 HAS_C = "c" in lowering.available_backends()
@@ -133,6 +134,14 @@ def test_loss_balancing_raises_the_term_with_the_smaller_gradient_and_weights_th
         assert history[k] == pytest.approx(expected, rel=1e-12)
     with pytest.raises(ValueError, match="balance_every must be a whole number >= 1"):
         train(losses, Adam(net.trainable_params()), 1, progress=False, balance_every=0)
+    kept = weighted_terms(losses, [w_big, w_small])  # the balanced sum, for L-BFGS after Adam
+    value, grads = kept[1][0](*points)
+    plain_value, plain_grads = small(*points)
+    assert value == pytest.approx(w_small * plain_value, rel=1e-14)
+    np.testing.assert_allclose(grads[0], w_small * plain_grads[0], rtol=1e-14)
+    assert kept[1][0].last_terms == [pytest.approx(w_small * small.last_terms[0], rel=1e-14)]
+    with pytest.raises(ValueError, match="one finite weight >= 0 per term"):
+        weighted_terms(losses, [1.0])
 
 
 def test_causal_weights_follow_the_earlier_slabs_losses_and_carry_no_gradient():

@@ -45,7 +45,7 @@ from symgrad.pinn.problems import (
     Problem,
 )
 from symgrad.pinn.residual_loss import ResidualLoss, fast_backend, predict
-from symgrad.pinn.training import History, NonFiniteLoss, TrainState, every, train
+from symgrad.pinn.training import History, NonFiniteLoss, TrainState, every, train, weighted_terms
 
 __all__ = [
     "AllenCahn",
@@ -98,5 +98,6 @@ __all__ = [
     "resample",
     "save_checkpoint",
     "train",
+    "weighted_terms",
     "unflatten",
 ]

@@ -89,6 +89,35 @@ def total_loss(losses: Sequence[tuple[Callable, Sequence[np.ndarray]]]) -> tuple
     return total, grads
 
 
+class _Weighted:
+    """A loss term times a fixed weight (its value, gradient and component losses)."""
+
+    def __init__(self, term: Callable, weight: float):
+        self.term, self.weight = term, float(weight)
+        self.term_names = getattr(term, "term_names", [getattr(term, "name", "term")])
+        self.last_terms: list[float] = []
+
+    @property
+    def backend(self) -> str:
+        return getattr(self.term, "backend", "?")
+
+    def __call__(self, *points):
+        value, grads = self.term(*points)
+        self.last_terms = [self.weight * v for v in getattr(self.term, "last_terms", None) or [value]]
+        return self.weight * value, [self.weight * g for g in grads]
+
+
+def weighted_terms(losses: Sequence[tuple[Callable, Sequence[np.ndarray]]], weights: Sequence[float]) -> list:
+    """``losses`` with each term multiplied by its weight: to go on minimising the balanced sum after
+    ``train(balance_every=...)``, ``lbfgs(weighted_terms(losses, history.weights[-1][1]), params)``."""
+    losses = list(losses)
+    if len(weights) != len(losses) or not all(math.isfinite(w) and w >= 0 for w in weights):
+        raise ValueError(
+            f"weighted_terms: need one finite weight >= 0 per term ({len(losses)}), got {list(weights)}"
+        )
+    return [(_Weighted(term, w), points) for (term, points), w in zip(losses, weights)]
+
+
 def balanced_weights(weights: list[float], gradients: list[list[np.ndarray]], alpha: float) -> list[float]:
     """Each term's weight moved toward ``sum_j |g_j| / |g_i|`` (a term with no gradient keeps its weight)."""
     norms = [math.sqrt(sum(float(np.vdot(g, g)) for g in term)) for term in gradients]
@@ -181,7 +210,8 @@ def train(
     ``balance_alpha * w_i + (1 - balance_alpha) * sum_j |grad L_j| / |grad L_i|``: terms whose
     gradients are small are raised until every term pulls on the weights alike (the gradient-norm
     balancing of Wang, Sankaran, Wang & Perdikaris 2023; learning-rate annealing, Wang, Teng &
-    Perdikaris 2021). The weights start at 1 and are recorded in ``History.weights``.
+    Perdikaris 2021). The weights start at 1 and are recorded in ``History.weights``; to keep them
+    in a later optimizer, pass :func:`weighted_terms` ``(losses, history.weights[-1][1])``.
 
     Stops after ``steps`` steps, after ``max_seconds`` of wall time, when the total loss falls to
     ``loss_tol``, when the largest gradient entry falls to ``grad_tol``, or when a callback returns
