@@ -13,7 +13,7 @@ slabs, tol 1 and 10).
 
 Prints the relative L2 error of each, ``--seconds`` a run.
 
-    python bench/pinn_methods.py [--problem helmholtz|burgers] [--seconds 120] [--adam 5000]
+    python bench/pinn_methods.py [--problem helmholtz|burgers] [--seconds 120] [--adam 5000] [--only text]
 """
 
 from __future__ import annotations
@@ -109,18 +109,23 @@ def main() -> None:
     parser.add_argument("--problem", choices=("helmholtz", "burgers"), default="helmholtz")
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--adam", type=int, default=5000)
+    parser.add_argument("--only", default="", help="run the variants whose names contain this text")
     args = parser.parse_args()
     machine = platform.processor() or platform.machine()
     if args.problem == "burgers":
         print(f"{machine}; Burgers, Adam only, {args.seconds:.0f} s each")
         print(f"{'variant':38s} {'wall s':>7s} {'Adam steps':>10s} {'relative L2':>12s}")
         for name, tol in CAUSAL.items():
+            if args.only not in name:
+                continue
             seconds, steps, error = run_burgers(tol, args.seconds)
             print(f"{name:38s} {seconds:7.1f} {steps:10d} {error:12.2e}", flush=True)
         return
     print(f"{machine}; Helmholtz k = 4 pi, {args.seconds:.0f} s each")
     print(f"{'variant':38s} {'wall s':>7s} {'Adam steps':>10s} {'relative L2':>12s}  last balanced weights")
     for name, (make, weight, every) in VARIANTS.items():
+        if args.only not in name:
+            continue
         seconds, steps, error, weights = run(make, weight, every, args.adam, args.seconds)
         shown = "" if weights is None else ", ".join(f"{w:.3g}" for w in weights)
         print(f"{name:38s} {seconds:7.1f} {steps:10d} {error:12.2e}  {shown}", flush=True)
