@@ -360,12 +360,31 @@ def test_embeddings_and_gathers_by_constant_indices_import_and_verify_with_their
     assert len(report.rows) == 6
 
 
+def test_boolean_masks_and_column_picks_of_buffers_import_and_verify():
+    """x[mask] has a size PyTorch leaves symbolic (torch.export's sym_size and its asserts);
+    with a constant mask symgrad knows it."""
+
+    class Masked(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mask", torch.tensor([[True, False, True], [False, True, True]]))
+            self.register_buffer("cols", torch.tensor([2, 0]))
+
+        def forward(self, x):
+            return (x[self.mask] ** 2).sum() + (x[:, self.cols] * x[:, :2]).sum()
+
+    report = symgrad.verify(Masked(), torch.rand(2, 3, dtype=torch.float64), order=2)
+    assert report.ok, str(report)
+
+
 def test_indices_computed_from_the_inputs_are_refused_by_name():
     def f(x):
         return torch.index_select(x, 0, torch.argsort(x)).sum()
 
     with pytest.raises(OpError, match="argsort|indices must be integer constants"):
         symgrad.verify(f, X3)
+    with pytest.raises(OpError, match="indices must be integer constants|depends on data"):
+        symgrad.verify(lambda x: (x[x > 0] ** 2).sum(), X3)
 
 
 def test_softmax_log_softmax_logsumexp_and_amax_import_through_a_chain_of_maximums():

@@ -24,8 +24,11 @@ def build(op: OpDef, entry: Imported, args, kwargs: dict, who: str) -> Node:
 
 def as_recorded(node: Node, shape: tuple, dtype, who: str, what: str) -> Node:
     """``node`` checked against the shape the framework recorded, and cast to its dtype (the two
-    promote Python numbers and 0-d tensors differently)."""
-    if node.shape != tuple(shape):
+    promote Python numbers and 0-d tensors differently). A size the framework left symbolic (a
+    boolean mask's count, found from constants here) is not compared."""
+    recorded = tuple(shape)
+    known = [i for i, d in enumerate(recorded) if isinstance(d, int | np.integer)]  # not data-dependent
+    if len(node.shape) != len(recorded) or any(node.shape[i] != recorded[i] for i in known):
         raise OpError(
             f"{who}: {what} gives shape {node.shape} in symgrad and {tuple(shape)} in the framework"
         )

@@ -282,6 +282,10 @@ class _Replay:
         args, kwargs = self._convert(args), self._convert(kwargs)
         if target is operator.getitem:
             return args[0][args[1]]
+        if getattr(target, "__module__", None) == "_operator" and all(
+            isinstance(a, int | float) for a in args
+        ):
+            return target(*args)  # arithmetic on sizes (a boolean mask's count), known numbers here
         if target is self.torch.ops.higher_order.wrap_with_set_grad_enabled:
             enabled, body, *inner = args
             outs = self.run(body, {p.name: a for p, a in zip(_placeholders(body), inner)})
@@ -294,6 +298,8 @@ class _Replay:
         packet, overload = target.overloadpacket.__name__, target._overloadname
         if packet.startswith("_assert"):  # shape and dtype assertions: nothing to compute
             return None
+        if packet == "sym_size":  # a size PyTorch left symbolic (after a boolean mask): symgrad knows it
+            return args[0].shape[args[1]]
         if target._schema.is_mutable:  # harmless here (see _mutation): computed as its out-of-place twin
             if not n.users:  # a buffer's update, or a write-back into an input
                 return None
@@ -321,6 +327,10 @@ class _Replay:
         """An op without a row: PyTorch's core-ATen decomposition of it, imported op by op."""
         torch = self.torch
         tensors = list(dict.fromkeys(n.all_input_nodes))
+        if any(not isinstance(d, int) for t in tensors for d in t.meta["val"].shape):
+            raise self._unsupported(
+                target, " (a shape that depends on data, as after a boolean mask, cannot be decomposed)"
+            )
         key = (
             target,
             tuple((tuple(t.meta["val"].shape), t.meta["val"].dtype) for t in tensors),
