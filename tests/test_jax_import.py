@@ -175,6 +175,23 @@ def test_scatter_adds_with_constant_indices_import_and_verify():
     assert report.ok, str(report)
 
 
+def test_indexing_by_a_loop_counter_and_in_place_updates_import_and_verify():
+    """x[i] inside fori_loop (lax.dynamic_slice once the counter is a constant), x.at[1].set(...)
+    (lax.scatter) and dynamic_update_slice with a start JAX clamps (3 -> 2)."""
+
+    def f(x, v):
+        looped = jax.lax.fori_loop(0, 3, lambda i, c: c + jnp.sin(x[i]) * v[i], 0.0)
+        replaced = x.at[1].set(v[0] * 2.0)
+        placed = jax.lax.dynamic_update_slice(x, v[:2] * 3.0, (3,))
+        return looped + jnp.sum(replaced**3) + jnp.sum(placed**2)
+
+    x, v = (jnp.asarray(np.random.default_rng(k).standard_normal(4)) for k in (1, 2))
+    report = symgrad.verify(f, x, v, order=2)
+    assert report.ok, str(report)
+    with pytest.raises(OpError, match="two updates land on one element"):
+        from_jax(lambda x: x.at[np.array([1, 1])].set(x[:2]).sum(), x)(symgrad.Tensor(np.asarray(x)))
+
+
 def test_scans_and_counted_while_loops_are_unrolled_and_verify():
     def f(x):
         def step(carry, row):

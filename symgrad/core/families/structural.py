@@ -311,7 +311,8 @@ def _aten_full(size, fill_value, dtype=None, **_placement) -> Node:
 
 def _constant_indices(index: Node, who: str) -> np.ndarray:
     value = _constant_value(index)
-    if value is None or index.dtype is None or index.dtype.kind not in "iub":
+    kind = (index.dtype or np.asarray(value).dtype).kind if value is not None else ""  # a literal: its own
+    if value is None or kind not in ("i", "u", "b"):
         raise OpError(
             f"{who}: the indices must be integer constants of the program (a buffer, a literal, or "
             f"a slice, view or reshape of one); got {index} (indices computed from the inputs are not supported)"
@@ -489,21 +490,56 @@ def _lax_scatter_add(x: Node, indices: Node, updates: Node, dimension_numbers, m
     """lax.scatter-add with constant indices (``x.at[i].add(v)``): JAX's own scatter-add of each
     one-hot update says where that update lands, so the result is ``x + M @ updates`` with M a
     constant 0/1 matrix (dropped updates land nowhere); its derivative is M's transpose."""
-    import jax
-    from jax import lax as jax_lax  # only JAX programs have this primitive
+    landed = _landing_matrix(x, indices, updates, dimension_numbers, mode, "lax.scatter-add")
+    added = make_node("matmul", (const(landed.astype(x.dtype or np.float64)), reshape(updates, (landed.shape[1],))),
+                      (False, False))  # fmt: skip
+    return apply("add", x, reshape(added, x.shape))
 
-    picks = _constant_indices(indices, "lax.scatter-add")
+
+def _constant_starts(starts, shape, sizes, who: str) -> tuple:
+    """lax's dynamic start indices as constants, clamped as JAX clamps them (the slice fits)."""
+    values = [_constant_indices(s if isinstance(s, Node) else const(np.asarray(s)), who) for s in starts]
+    return tuple(int(np.clip(int(v), 0, dim - size)) for v, dim, size in zip(values, shape, sizes))
+
+
+def _lax_dynamic_slice(x: Node, *starts, slice_sizes) -> Node:
+    """lax.dynamic_slice at constant starts (a loop counter, once unrolled): a slice."""
+    at = _constant_starts(starts, x.shape, slice_sizes, "lax.dynamic_slice")
+    return getitem(x, tuple(slice(a, a + n) for a, n in zip(at, slice_sizes)))
+
+
+def _lax_dynamic_update_slice(x: Node, update: Node, *starts) -> Node:
+    """lax.dynamic_update_slice at constant starts: ``x`` with that block replaced by ``update``."""
+    at = _constant_starts(starts, x.shape, update.shape, "lax.dynamic_update_slice")
+    return _replaced(x, tuple(slice(a, a + n) for a, n in zip(at, update.shape)), update)
+
+
+def _lax_scatter(x: Node, indices: Node, updates: Node, dimension_numbers, mode=None, **_rest) -> Node:
+    """lax.scatter (``x.at[i].set(v)``) with constant indices: where each update lands, found by
+    JAX's own scatter-add of one-hot updates; those elements of ``x`` are replaced."""
+    landed = _landing_matrix(x, indices, updates, dimension_numbers, mode, "lax.scatter")
+    hits = landed.sum(axis=1)
+    if (hits > 1).any():
+        raise OpError("lax.scatter: two updates land on one element (JAX leaves which one wins unspecified)")
+    kept = const((1.0 - hits).reshape(x.shape).astype(x.dtype or np.float64))
+    added = make_node("matmul", (const(landed.astype(x.dtype or np.float64)), reshape(updates, (landed.shape[1],))),
+                      (False, False))  # fmt: skip
+    return apply("add", apply("mul", x, kept), reshape(added, x.shape))
+
+
+def _landing_matrix(x: Node, indices: Node, updates: Node, dimension_numbers, mode, who: str) -> np.ndarray:
+    """(size of x, number of updates): 1 where an update lands, by JAX's own scatter-add."""
+    import jax
+    from jax import lax as jax_lax  # only JAX programs have these primitives
+
+    picks = _constant_indices(indices, who)
     size, count = math.prod(x.shape), math.prod(updates.shape)
     if size * count > 10**7:
-        raise OpError(f"lax.scatter-add: {count} updates into {size} elements is past symgrad's 10^7 limit")
+        raise OpError(f"{who}: {count} updates into {size} elements is past symgrad's 10^7 limit")
     numbers = jax_lax.ScatterDimensionNumbers(*dimension_numbers)
     one_hot = np.eye(count).reshape((count, *updates.shape))
-    landed = jax.vmap(lambda e: jax_lax.scatter_add(np.zeros(x.shape), picks, e, numbers, mode=mode))(
-        one_hot
-    )  # (count,) + x.shape: where each update lands
-    matrix = const(np.asarray(landed).reshape(count, size).T.astype(x.dtype or np.float64))
-    added = make_node("matmul", (matrix, reshape(updates, (count,))), (False, False))
-    return apply("add", x, reshape(added, x.shape))
+    landed = jax.vmap(lambda e: jax_lax.scatter_add(np.zeros(x.shape), picks, e, numbers, mode=mode))(one_hot)
+    return np.asarray(landed).reshape(count, size).T
 
 
 def _picked_or_zero(x: Node, numbers: np.ndarray) -> Node:
@@ -851,6 +887,7 @@ _linear(
         lax("split", _lax_split),
         lax("gather", _lax_gather),
         lax("rev", lambda x, dimensions: _reversed(x, dimensions)),
+        lax("dynamic_slice", _lax_dynamic_slice),
     ),
 )  # fmt: skip
 _linear(
@@ -865,6 +902,8 @@ _linear(
         aten("select_scatter", _aten_select_scatter),
         lax("concatenate", lambda *xs, dimension: concatenate(xs, dimension)),
         lax("scatter-add", _lax_scatter_add),
+        lax("scatter", _lax_scatter),
+        lax("dynamic_update_slice", _lax_dynamic_update_slice),
     ),
 )  # fmt: skip
 _linear(
