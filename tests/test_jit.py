@@ -111,6 +111,23 @@ def test_second_derivatives_flow_through_a_reused_trace():
     assert hess.asnumpy().tolist() == [6.0, 12.0] and f.cache.reuses >= 1
 
 
+def test_a_gradient_computed_inside_a_jitted_function_is_reused_with_new_inputs_and_weights():
+    net = Linear()
+    gradient = ops.grad(net, 0, net.trainable_params())
+
+    @symgrad.jit
+    def step(x):
+        return gradient(x)
+
+    for k in range(3):
+        x, w = np.array([0.5, k - 1.0]), np.array([1.0, 2.0 + k])
+        net.w.set_data(w)
+        dx, (dw,) = step(Tensor(x))
+        np.testing.assert_allclose(dx.asnumpy(), w / np.cosh(x) ** 2, rtol=1e-14)  # d(w . tanh(x))/dx
+        np.testing.assert_allclose(dw.asnumpy(), np.tanh(x), rtol=1e-14)
+    assert (step.cache.traces, step.cache.reuses) == (1, 2)
+
+
 def test_a_weight_read_into_python_is_never_frozen_into_a_trace():
     class Gated(nn.Cell):
         def __init__(self):
