@@ -198,8 +198,9 @@ def run_levenberg_marquardt_resampled(
             [(loss, points), *rest], params, 10**6, max_seconds=min(stage, left), progress=False
         )
         residuals = np.ravel(loss.residuals(*candidates))
-        if np.mean(residuals**2) < best_score:
-            best_score, best_weights = np.mean(residuals**2), [p.asnumpy() for p in params]
+        score = float(np.mean(residuals**2))
+        if score < best_score:
+            best_score, best_weights = score, [p.asnumpy() for p in params]
         stage_number += 1
         points = resample(candidates, lambda *_, r=residuals: r, points.shape[1], seed=stage_number)
     for p, w in zip(params, best_weights or []):

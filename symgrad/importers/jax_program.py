@@ -180,8 +180,10 @@ class _Replay:
             inputs[cond_n : cond_n + body_n],
             inputs[cond_n + body_n :],
         )
+        cond_inner = [const(np.asarray(c)) for c in cond.consts]
+        body_inner = [const(np.asarray(c)) for c in body.consts]
         for _ in range(_MAX_STEPS + 1):
-            (go,) = self.run(cond.jaxpr, [const(np.asarray(c)) for c in cond.consts], [*cond_consts, *carry])
+            (go,) = self.run(cond.jaxpr, cond_inner, [*cond_consts, *carry])
             value = go.value if isinstance(go, Const) else go if isinstance(go, bool | np.bool_) else None
             if value is None:
                 raise OpError(
@@ -190,7 +192,7 @@ class _Replay:
                 )
             if not bool(value):
                 return carry
-            carry = self.run(body.jaxpr, [const(np.asarray(c)) for c in body.consts], [*body_consts, *carry])
+            carry = self.run(body.jaxpr, body_inner, [*body_consts, *carry])
         _check_steps("while_loop", _MAX_STEPS + 1)
         return carry
 

@@ -491,9 +491,7 @@ def _lax_scatter_add(x: Node, indices: Node, updates: Node, dimension_numbers, m
     one-hot update says where that update lands, so the result is ``x + M @ updates`` with M a
     constant 0/1 matrix (dropped updates land nowhere); its derivative is M's transpose."""
     landed = _landing_matrix(x, indices, updates, dimension_numbers, mode, "lax.scatter-add")
-    added = make_node("matmul", (const(landed.astype(x.dtype or np.float64)), reshape(updates, (landed.shape[1],))),
-                      (False, False))  # fmt: skip
-    return apply("add", x, reshape(added, x.shape))
+    return apply("add", x, _landed_updates(x, landed, updates))
 
 
 def _constant_starts(starts, shape, sizes, who: str) -> tuple:
@@ -522,9 +520,15 @@ def _lax_scatter(x: Node, indices: Node, updates: Node, dimension_numbers, mode=
     if (hits > 1).any():
         raise OpError("lax.scatter: two updates land on one element (JAX leaves which one wins unspecified)")
     kept = const((1.0 - hits).reshape(x.shape).astype(x.dtype or np.float64))
-    added = make_node("matmul", (const(landed.astype(x.dtype or np.float64)), reshape(updates, (landed.shape[1],))),
-                      (False, False))  # fmt: skip
-    return apply("add", apply("mul", x, kept), reshape(added, x.shape))
+    return apply("add", apply("mul", x, kept), _landed_updates(x, landed, updates))
+
+
+def _landed_updates(x: Node, landed: np.ndarray, updates: Node) -> Node:
+    """The updates placed where ``landed`` (x's size by the updates' count, 0/1) puts them, in x's shape."""
+    matrix = const(landed.astype(x.dtype or np.float64))
+    return reshape(
+        make_node("matmul", (matrix, reshape(updates, (landed.shape[1],))), (False, False)), x.shape
+    )
 
 
 def _landing_matrix(x: Node, indices: Node, updates: Node, dimension_numbers, mode, who: str) -> np.ndarray:
