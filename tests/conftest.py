@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
+import lowering
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 GUIDE = SHARED / "seeds" / "000_b6042d210900a91b.txt"
@@ -17,6 +19,11 @@ settings.register_profile(
     "symgrad", deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("symgrad")
+
+# Probe the backends once, before any test: the probe imports PyTorch where it is installed, and that
+# import raises the recursion limit, which Hypothesis reports as a warning inside whichever test
+# happened to probe first.
+lowering.available_backends()
 
 
 @pytest.fixture

@@ -42,6 +42,8 @@ def test_readme_examples_run_and_print_the_documented_values():
     )
     loss, grads = equations(*terms[0][1])
     assert np.isfinite(loss) and len(grads) == 7 and terms[1][1].shape == (4, 128)
+    fitted, nu = namespace["fitted"], namespace["nu"]  # the inverse problem trains nu with the rest
+    assert len(fitted) == 3 and np.isfinite(fitted).all() and float(nu.asnumpy()) != 0.1
 
 
 def test_mindspore_import_paths():

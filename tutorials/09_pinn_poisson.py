@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 
 import symgrad
-from symgrad.models import PointMLP
 from symgrad.pinn import (
+    MLP,
     Adam,
     Poisson2D,
     ResidualLoss,
@@ -39,7 +39,7 @@ OUT = Path(os.environ.get("SYMGRAD_OUT", "tutorial_output"))
 OUT.mkdir(exist_ok=True)
 started = time.perf_counter()
 problem = Poisson2D()
-net = PointMLP([2, 20, 20, 1], seed=0)
+net = MLP([2, 20, 20, 1], seed=0)  # tanh
 (boundary,) = problem.conditions(net)
 interior = ResidualLoss(problem.pde(net), problem.inputs, net.params)
 edge = ResidualLoss(boundary.residual, problem.inputs, net.params, weight=10.0)  # a weight per term

@@ -25,8 +25,17 @@ import numpy as np
 import symgrad
 from symgrad import ops
 from symgrad.explain import show
-from symgrad.models import PointMLP
-from symgrad.pinn import Adam, Burgers, ResidualLoss, hard_constraint, lbfgs, plot_solution, refine, train
+from symgrad.pinn import (
+    MLP,
+    Adam,
+    Burgers,
+    ResidualLoss,
+    hard_constraint,
+    lbfgs,
+    plot_solution,
+    refine,
+    train,
+)
 
 QUICK = os.environ.get("SYMGRAD_QUICK") == "1"
 OUT = Path(os.environ.get("SYMGRAD_OUT", "tutorial_output"))
@@ -35,7 +44,7 @@ ADAM_STEPS, LBFGS_ITERATIONS, ADDED = (100, 100, 100) if QUICK else (2000, 8000,
 started = time.perf_counter()
 
 problem = Burgers()
-net = PointMLP([2, 20, 20, 20, 20, 1], seed=0)
+net = MLP([2, 20, 20, 20, 20, 1], seed=0)  # tanh
 u = hard_constraint(net, lambda x, t: -ops.sin(np.pi * x), lambda x, t: t * (1 - x * x))
 equation = ResidualLoss(problem.pde(u), problem.inputs, net.params)  # C compiles in the background
 # NumPy and C agree to ~1e-15 per evaluation, but a long training run amplifies any difference:

@@ -21,8 +21,7 @@ import time
 import numpy as np
 
 from symgrad import Parameter, Tensor
-from symgrad.autodiff.api import grad
-from symgrad.pinn import MLP, Adam, Heat, ResidualLoss, dirichlet, lbfgs, observations, predict, train
+from symgrad.pinn import MLP, Adam, Heat, ResidualLoss, dirichlet, grad, lbfgs, observations, predict, train
 
 QUICK = os.environ.get("SYMGRAD_QUICK") == "1"
 started = time.perf_counter()

@@ -13,14 +13,16 @@
   :mod:`symgrad.pinn.levenberg_marquardt`: damped Gauss-Newton steps from the residuals' Jacobians.
 - :mod:`symgrad.pinn.conditions`: Dirichlet, Neumann, Robin (outward normals), periodic, initial and
   observation terms, each a ``Condition`` with ``loss(params)``.
-- :mod:`symgrad.pinn.geometry`: intervals, boxes, disks, space x time; uniform, LHS, Sobol', Halton points.
+- :mod:`symgrad.pinn.geometry`: intervals, boxes, disks, space x time, time alone (ODEs); uniform, LHS,
+  Sobol', Halton points; the geometry protocol. :mod:`symgrad.pinn.polygon`: polygons and triangles;
+  :mod:`symgrad.pinn.csg`: union, difference and intersection of any two geometries.
 - :mod:`symgrad.pinn.problems`: Burgers, Allen-Cahn (periodic; ETDRK4 reference), Poisson (2-D,
   d-D), heat, KdV, Kovasznay (a system), beam, with exact solutions.
 - :mod:`symgrad.pinn.adaptive`: residual-based refinement (RAR) and resampling (RAD), hard constraints.
 - :mod:`symgrad.pinn.distributed`: loss and gradient over Dask arrays (one machine or a cluster).
 """
 
-from symgrad.autodiff.api import laplacian  # the same as symgrad.laplacian
+from symgrad.autodiff.api import grad, laplacian  # the same as symgrad.grad and symgrad.laplacian
 from symgrad.autodiff.taylor import derivatives
 from symgrad.parameter import parameters_of
 from symgrad.pinn.adam import Adam
@@ -28,11 +30,13 @@ from symgrad.pinn.adaptive import hard_constraint, refine, resample
 from symgrad.pinn.causal import CausalLoss
 from symgrad.pinn.checkpoints import load_checkpoint, save_checkpoint
 from symgrad.pinn.conditions import Condition, dirichlet, initial, neumann, observations, periodic, robin
-from symgrad.pinn.geometry import Box, Disk, Interval, Rectangle, SpaceTime
+from symgrad.pinn.csg import Difference, Intersection, Union
+from symgrad.pinn.geometry import Box, Disk, Interval, Rectangle, SpaceTime, TimeDomain
 from symgrad.pinn.lbfgs import LbfgsResult, flatten, lbfgs, unflatten
 from symgrad.pinn.levenberg_marquardt import LevenbergMarquardtResult, levenberg_marquardt
 from symgrad.pinn.networks import MLP, FourierFeatures, ModifiedMLP, PeriodicEmbedding, ResidualMLP
 from symgrad.pinn.plots import plot_solution
+from symgrad.pinn.polygon import Polygon, Triangle
 from symgrad.pinn.problems import (
     AllenCahn,
     Beam,
@@ -48,6 +52,13 @@ from symgrad.pinn.residual_loss import ResidualLoss, fast_backend, predict
 from symgrad.pinn.training import History, NonFiniteLoss, TrainState, every, train, weighted_terms
 
 __all__ = [
+    "Difference",
+    "Intersection",
+    "Polygon",
+    "TimeDomain",
+    "Triangle",
+    "Union",
+    "grad",
     "AllenCahn",
     "LevenbergMarquardtResult",
     "levenberg_marquardt",

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from symgrad.parameter import Parameter, parameters_of
+from symgrad.pinn.alignment import optimized_parameters
 
 
 def _finite_number(value) -> bool:
@@ -30,7 +31,7 @@ class Adam:
         betas=(0.9, 0.999),
         eps: float = 1e-8,
     ):
-        self.params = parameters_of(params)
+        self.params = optimized_parameters(parameters_of(params), "Adam")
         if not callable(lr) and not (_finite_number(lr) and lr > 0):
             raise ValueError(f"Adam: lr must be a finite number > 0 or a schedule step -> lr, got {lr!r}")
         betas = tuple(betas)
@@ -90,7 +91,12 @@ class Adam:
     def state(self) -> dict[str, np.ndarray]:
         """Everything needed to resume exactly (for checkpoints). A schedule's rate is not stored:
         it is a function of the step count, which is."""
-        state = {"adam_step": np.array(self.step_count), "adam_m": self.m, "adam_v": self.v}
+        state = {
+            "adam_step": np.array(self.step_count),
+            "adam_m": self.m,
+            "adam_v": self.v,
+            "adam_names": np.array([p.name for p in self.params], dtype=str),
+        }
         if not callable(self.lr):
             state["adam_lr"] = np.array(self.lr)
         return state
@@ -122,7 +128,23 @@ class Adam:
             raise ValueError(
                 f"Adam.load_state: moments of {m.shape[0] if m.ndim else 0} values, the weights hold {total}"
             )
+        if "adam_names" in state:  # moments saved in another order of the same Parameters: matched by name
+            m, v = (self._by_name([str(n) for n in np.ravel(state["adam_names"])], a) for a in (m, v))
         self.step_count = int(state["adam_step"])
         if "adam_lr" in state and not callable(self.lr):
             self.lr = float(state["adam_lr"])
         self.m, self.v = m.astype(self.dtype), v.astype(self.dtype)
+
+    def _by_name(self, names: list[str], flat: np.ndarray) -> np.ndarray:
+        """``flat`` (moments laid out in the order of the Parameters named ``names``) in this
+        optimizer's order."""
+        mine = [p.name for p in self.params]
+        if names == mine:
+            return flat
+        if sorted(names) != sorted(mine) or len(set(mine)) != len(mine):
+            raise ValueError(
+                f"Adam.load_state: the state is for Parameters {names}, this optimizer holds {mine}"
+            )
+        size = {p.name: int(np.prod(p.shape)) for p in self.params}
+        pieces = dict(zip(names, np.split(flat, np.cumsum([size[n] for n in names])[:-1])))
+        return np.concatenate([pieces[name] for name in mine])

@@ -26,43 +26,57 @@ class CausalLoss:
     """
 
     def __init__(self, loss: ResidualLoss, slabs: int = 16, tol: float = 1.0, time_input: int = -1):
-        if not isinstance(slabs, int) or slabs < 1:
+        if not isinstance(slabs, int) or isinstance(slabs, bool) or slabs < 1:
             raise ValueError(f"CausalLoss: slabs must be a whole number >= 1, got {slabs!r}")
-        if not (isinstance(tol, int | float) and math.isfinite(tol) and tol >= 0):
+        if isinstance(tol, bool) or not (isinstance(tol, int | float) and math.isfinite(tol) and tol >= 0):
             raise ValueError(f"CausalLoss: tol must be a finite number >= 0, got {tol!r}")
-        if not -len(loss.inputs) <= time_input < len(loss.inputs):
+        if not isinstance(loss, ResidualLoss):
+            raise TypeError(f"CausalLoss: loss must be a ResidualLoss, got {type(loss).__name__}")
+        if (
+            not isinstance(time_input, int)
+            or isinstance(time_input, bool)
+            or not -len(loss.inputs) <= time_input < len(loss.inputs)
+        ):
             raise ValueError(
-                f"CausalLoss: time_input {time_input} is not one of the {len(loss.inputs)} inputs"
+                f"CausalLoss: time_input {time_input!r} is not the number of one of the {len(loss.inputs)} inputs"
             )
         self.loss, self.slabs, self.tol, self.time_input = loss, slabs, float(tol), time_input
         self.name = f"{loss.name} (causal)"
         self.term_names = [self.name]
         self.last_terms: list[float] = []
         self.weights = np.ones(slabs)
-        self._split: tuple[tuple, list[np.ndarray]] | None = None  # (the points it is for, slab indices)
+        self._split: tuple[tuple, tuple] | None = None  # (the arrays given, (point arrays, slab indices))
 
     @property
     def backend(self) -> str:
         return self.loss.backend
 
+    @property
+    def params(self) -> list:
+        """The wrapped loss's Parameters (what the gradients are for)."""
+        return self.loss.params
+
     def wait_until_compiled(self, timeout: float | None = None) -> str:
         return self.loss.wait_until_compiled(timeout)
 
-    def _slab_indices(self, points: tuple) -> list[np.ndarray]:
-        """The points' indices in each slab, earliest first, equal counts (cached for these points)."""
-        if self._split is not None and all(a is b for a, b in zip(self._split[0], points)):
-            return self._split[1]
+    def _slabs(self, given: tuple) -> tuple[tuple, list[np.ndarray]]:
+        """The point arrays and their indices in each slab, earliest first, equal counts (cached for
+        the arrays given, by identity)."""
+        if self._split is not None and len(given) == len(self._split[0]):
+            if all(a is b for a, b in zip(self._split[0], given)):
+                return self._split[1]
+        points = point_arrays(given, len(self.loss.inputs), f"CausalLoss {self.name!r}", self.loss.names)
         times = np.ravel(points[self.time_input])
         if times.size < self.slabs:
             raise ValueError(f"CausalLoss {self.name!r}: {times.size} points for {self.slabs} slabs")
         slabs = np.array_split(np.argsort(times, kind="stable"), self.slabs)
-        self._split = (points, slabs)
-        return slabs
+        self._split = (given, (points, slabs))
+        return points, slabs
 
-    def __call__(self, *points) -> tuple[float, list[np.ndarray]]:
-        points = point_arrays(points, len(self.loss.inputs), f"CausalLoss {self.name!r}")
+    def __call__(self, *given) -> tuple[float, list[np.ndarray]]:
+        points, slabs = self._slabs(given)
         values, gradients = [], []
-        for index in self._slab_indices(points):
+        for index in slabs:
             value, grads = self.loss(*(np.ravel(p)[index] for p in points))
             values.append(value)
             gradients.append(grads)

@@ -57,6 +57,8 @@ def coordinate_names(geometry, inputs: Sequence[str] | None) -> tuple[str, ...]:
         if len(names) != dim:
             raise ValueError(f"inputs names {dim} coordinates for a {dim}-D geometry, got {names}")
         return names
+    if hasattr(geometry, "t0") and dim == 1:  # a TimeDomain: an ODE's one coordinate
+        return ("t",)
     space = getattr(geometry, "space", None)
     if space is not None and space.dim in DEFAULT_NAMES:
         return (*DEFAULT_NAMES[space.dim], "t")
@@ -197,35 +199,82 @@ def periodic(
     return Condition(name, residual, sample, (*names, *(f"{c}_p" for c in names)))
 
 
-def initial(u: Callable, geometry, value=0.0, inputs=None, name: str = "initial") -> Condition:
-    """u = value at t = t0 on a space-time domain (value a function of the coordinates, t included)."""
+def initial(
+    u: Callable, geometry, value=0.0, inputs=None, name: str = "initial", derivative: int = 0
+) -> Condition:
+    """u = value at t = t0 on a space-time domain or a :class:`TimeDomain` (an ODE), value a number
+    or a function of the coordinates (t included). With ``derivative=k``, the k-th time derivative
+    is set instead (u_t(x, t0) = value for a wave equation's initial velocity). Time is the last
+    coordinate. For several fields of an ODE system, one condition per field (``net.output(k)``)."""
     if not hasattr(geometry, "initial"):
-        raise TypeError(f"initial: needs a SpaceTime domain, got {type(geometry).__name__}")
+        raise TypeError(
+            f"initial: needs a SpaceTime domain or a TimeDomain (an ODE's time), got {type(geometry).__name__}"
+        )
+    if isinstance(derivative, bool) or not isinstance(derivative, int) or derivative < 0:
+        raise ValueError(f"initial: derivative must be a whole number >= 0, got {derivative!r}")
     names = coordinate_names(geometry, inputs)
-    return Condition(name, lambda *xs: u(*xs) - _value(value, xs), geometry.initial, names)
+    field = u
+    for _ in range(derivative):
+        field = grad(field, len(names) - 1)
+    return Condition(name, lambda *xs: field(*xs) - _value(value, xs), geometry.initial, names)
 
 
-def observations(u: Callable, points, values, inputs: Sequence[str], name: str = "data") -> Condition:
+def observations(
+    u: Callable,
+    points,
+    values,
+    inputs: Sequence[str],
+    name: str = "data",
+    outputs: Sequence[int] | None = None,
+) -> Condition:
     """u = the observed ``values`` at ``points`` (dim, n): a data term (inverse problems, assimilation).
-    Its sampler returns the observations whatever count is asked; the last input is ``<name>_obs``."""
+
+    ``values`` is (n,) for one output, or (k, n) for k outputs: then ``u`` returns a tuple (a
+    network of several outputs) and ``outputs`` says which of them are observed (default: the first
+    k); each observed output is a component of the term. The sampler returns the observations
+    whatever count is asked; the last inputs are ``<name>_obs`` (one per observed output)."""
     points, values = np.asarray(points, float), np.asarray(values, float)
     names = tuple(inputs)
     if points.ndim == 1 and len(names) == 1:
         points = points[None, :]
-    if points.ndim != 2 or points.shape[0] != len(names) or values.shape != (points.shape[1],):
+    n = points.shape[1] if points.ndim == 2 else -1
+    if (
+        points.ndim != 2
+        or points.shape[0] != len(names)
+        or values.ndim not in (1, 2)
+        or values.shape[-1] != n
+    ):
         raise ValueError(
-            f"observations: points must be ({len(names)}, n) and values (n,), got {points.shape} and {values.shape}"
+            f"observations {name!r}: points must be ({len(names)}, n) and values (n,) or (outputs, n), got "
+            f"{points.shape} and {values.shape}"
         )
     if not (np.isfinite(points).all() and np.isfinite(values).all()):
         raise ValueError(f"observations {name!r}: points and values must be finite")
-    data = np.vstack([points, values[None, :]])
-    dim = len(names)
-    return Condition(
-        name,
-        lambda *args: u(*args[:dim]) - args[dim],
-        lambda n=0, method="uniform", seed=0: data,
-        (*names, f"{name}_obs"),
-    )
+    dim, several = len(names), values.ndim == 2
+    rows = values if several else values[None, :]
+    picked = list(range(len(rows))) if outputs is None else list(outputs)
+    if len(picked) != len(rows) or any(
+        isinstance(k, bool) or not isinstance(k, int) or k < 0 for k in picked
+    ):
+        raise ValueError(
+            f"observations {name!r}: outputs must name one output (a whole number >= 0) per row of values "
+            f"({len(rows)}), got {outputs!r}"
+        )
+    data = np.vstack([points, rows])
+
+    def residual(*args):
+        if not several:
+            return u(*args[:dim]) - args[dim]
+        fields = u(*args[:dim])
+        if not isinstance(fields, tuple | list) or max(picked) >= len(fields):
+            count = len(fields) if isinstance(fields, tuple | list) else 1
+            raise ValueError(
+                f"observations {name!r}: {len(rows)} rows of values for outputs {picked}, but u gives {count} output(s)"
+            )
+        return tuple(fields[k] - args[dim + i] for i, k in enumerate(picked))
+
+    observed = [f"{name}_obs"] if not several else [f"{name}_obs{k}" for k in picked]
+    return Condition(name, residual, lambda n=0, method="uniform", seed=0: data, (*names, *observed))
 
 
 __all__ = ["Condition", "dirichlet", "initial", "neumann", "observations", "periodic", "robin"]

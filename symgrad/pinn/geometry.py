@@ -1,9 +1,20 @@
-"""Domains and collocation points: intervals, boxes, disks, space x time.
+"""Domains and collocation points: intervals, boxes, disks, space x time, time alone.
 
 Points come as arrays of shape (dim, n), one row per coordinate, so ``loss(*points)`` passes
 one array per input name. Samplers: ``"uniform"`` (NumPy), and ``"lhs"``, ``"sobol"``,
 ``"halton"`` from ``scipy.stats.qmc`` (SciPy is an optional extra: its quasi-random
 generators are well kept, so symgrad does not write its own).
+
+A geometry is any object with this protocol (polygons and constructive geometry in
+:mod:`symgrad.pinn.polygon` and :mod:`symgrad.pinn.csg` follow it; so may yours):
+
+- ``dim``: the number of coordinates;
+- ``interior(n, method="uniform", seed=0)`` and ``boundary(n, method, seed)``: (dim, n) points;
+- ``contains(points)``: a boolean per point of a (dim, n) array (the boundary included);
+- ``normals(points)``: outward unit normals at boundary points, (dim, n) (Neumann and Robin terms);
+- ``bounds()``: (lows, highs) of a box holding it; ``boundary_measure()``: the boundary's length
+  or area; ``boundary_distance(points)``: each point's distance to the boundary (constructive
+  geometry samples, and picks normals, with these three).
 """
 
 from __future__ import annotations
@@ -89,6 +100,21 @@ class Box:
         p = np.asarray(points).T
         return np.all((p >= self.lows - 1e-12) & (p <= self.highs + 1e-12), axis=-1)
 
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.lows, self.highs
+
+    def boundary_measure(self) -> float:
+        """The faces' total area (2 for an interval's two end points, counted as 1 each)."""
+        extent = self.highs - self.lows
+        return float(2 * sum(np.prod(np.delete(extent, i)) for i in range(self.dim)))
+
+    def boundary_distance(self, points: np.ndarray) -> np.ndarray:
+        p = _on_boundary_rows(points, self.dim, "Box.boundary_distance")
+        gaps = np.concatenate([p - self.lows[:, None], self.highs[:, None] - p])
+        inside = np.abs(gaps).min(axis=0)
+        outside = np.linalg.norm(np.maximum(0, -gaps.reshape(2, self.dim, -1)).max(axis=0), axis=0)
+        return np.where(np.all(gaps >= 0, axis=0), inside, outside)
+
     def normals(self, points: np.ndarray) -> np.ndarray:
         """Outward unit normals at boundary ``points`` (dim, n), shape (dim, n); at an edge or a corner,
         the normal of the face the point is nearest to (the first such axis on a tie)."""
@@ -147,10 +173,34 @@ class Disk:
     def contains(self, points: np.ndarray) -> np.ndarray:
         return np.linalg.norm(np.asarray(points).T - self.center, axis=-1) <= self.radius + 1e-12
 
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.center - self.radius, self.center + self.radius
+
+    def boundary_measure(self) -> float:
+        return 2 * math.pi * self.radius
+
+    def boundary_distance(self, points: np.ndarray) -> np.ndarray:
+        offset = _on_boundary_rows(points, 2, "Disk.boundary_distance") - self.center[:, None]
+        return np.abs(np.linalg.norm(offset, axis=0) - self.radius)
+
     def normals(self, points: np.ndarray) -> np.ndarray:
         """Outward unit normals at points on the circle, shape (2, n)."""
         offset = _on_boundary_rows(points, 2, "Disk.normals") - self.center[:, None]
         return offset / np.linalg.norm(offset, axis=0)
+
+
+class TimeDomain(Box):
+    """The time interval [t0, t1] of an ODE: a 1-D domain whose coordinate is ``t`` and whose
+    ``initial`` points sit at t0 (for :func:`symgrad.pinn.initial`)."""
+
+    def __init__(self, t0: float, t1: float):
+        super().__init__([t0], [t1])
+        self.t0, self.t1 = float(t0), float(t1)
+
+    def initial(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
+        """``n`` copies of t0, shape (1, n) (an initial condition holds at one time)."""
+        check_count(n)
+        return np.full((1, n), self.t0)
 
 
 class SpaceTime:
@@ -204,4 +254,4 @@ def _on_boundary_rows(points, dim: int, where: str) -> np.ndarray:
     return p
 
 
-__all__ = ["METHODS", "Box", "Disk", "Interval", "Rectangle", "SpaceTime", "unit_cube"]
+__all__ = ["METHODS", "Box", "Disk", "Interval", "Rectangle", "SpaceTime", "TimeDomain", "unit_cube"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from symgrad.parameter import flatten, parameters_of, unflatten
+from symgrad.pinn.alignment import check_terms, optimized_parameters
 from symgrad.pinn.threads import one_pool
 from symgrad.pinn.training import (
     NonFiniteLoss,
@@ -76,9 +77,10 @@ def lbfgs(
     for label, value in (("ftol", ftol), ("gtol", gtol)):
         if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
             raise ValueError(f"lbfgs: {label} must be a finite number >= 0, got {value!r}")
-    losses, params = list(losses), parameters_of(params)
+    losses, params = list(losses), optimized_parameters(parameters_of(params), "lbfgs")
     if not losses:
         raise ValueError("lbfgs: no loss terms; pass a list of (loss, points) pairs")
+    check_terms(losses, params, "lbfgs")
     names = term_names(losses)
     result = LbfgsResult(terms={name: [] for name in names})
     started = time.perf_counter()
@@ -90,7 +92,7 @@ def lbfgs(
     def loss_and_gradient(theta: np.ndarray) -> tuple[float, np.ndarray]:
         nonlocal last_finite
         unflatten(params, theta)
-        total, grads = total_loss(losses)
+        total, grads = total_loss(losses, params)
         gradient = np.concatenate([np.asarray(g, np.float64).ravel() for g in grads])
         if not (math.isfinite(total) and np.isfinite(gradient).all()):
             where = f"lbfgs: evaluation {len(result.history)} (iteration {result.iterations})"

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from symgrad.parameter import flatten, parameters_of, unflatten
+from symgrad.pinn.alignment import aligned_columns, check_terms, optimized_parameters
 from symgrad.pinn.training import NonFiniteLoss, _check_limits, progress_bar, term_names
+
+LARGEST_COMFORTABLE = 3000  # weights past which a dense step costs seconds on a laptop-class CPU
 
 
 @dataclass
@@ -64,9 +68,10 @@ def levenberg_marquardt(
     if not (isinstance(damping, int | float) and math.isfinite(damping) and damping > 0):
         raise ValueError(f"levenberg_marquardt: damping must be a finite number > 0, got {damping!r}")
     _check_limits("levenberg_marquardt", max_seconds, loss_tol, None)
-    losses, params = list(losses), parameters_of(params)
+    losses, params = list(losses), optimized_parameters(parameters_of(params), "levenberg_marquardt")
     if not losses:
         raise ValueError("levenberg_marquardt: no loss terms; pass a list of (loss, points) pairs")
+    check_terms(losses, params, "levenberg_marquardt")
     jacobians = []  # each term's residuals-and-Jacobian method, with its points
     for term, points in losses:
         jacobian = getattr(term, "jacobian", None)
@@ -74,14 +79,15 @@ def levenberg_marquardt(
             raise TypeError(
                 f"levenberg_marquardt: term {term_names([(term, ())])[0]!r} has no jacobian(); use ResidualLoss terms"
             )
-        jacobians.append((jacobian, points))
+        jacobians.append((term, jacobian, points))
     result = LevenbergMarquardtResult()
     started = time.perf_counter()
     bar = progress_bar(max_iterations, progress, "Levenberg-Marquardt", "it")
 
     def residuals_and_jacobian() -> tuple[np.ndarray, np.ndarray]:
-        parts = [jacobian(*points) for jacobian, points in jacobians]
-        r, jac = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        parts = [(term, *jacobian(*points)) for term, jacobian, points in jacobians]
+        r = np.concatenate([p[1] for p in parts])
+        jac = np.concatenate([aligned_columns(params, t, j, "levenberg_marquardt") for t, _, j in parts])
         if not (np.all(np.isfinite(r)) and np.all(np.isfinite(jac))):
             raise NonFiniteLoss(
                 f"levenberg_marquardt: a residual or its derivative is not finite after {len(result.history)} "
@@ -91,12 +97,25 @@ def levenberg_marquardt(
 
     theta = flatten(params)
     r, jac = residuals_and_jacobian()
+    if jac.shape[1] > LARGEST_COMFORTABLE:
+        warnings.warn(
+            f"levenberg_marquardt: {jac.shape[1]} weights: each step forms and solves a dense "
+            f"{jac.shape[1]} x {jac.shape[1]} system from {jac.shape[0]} residuals (about "
+            f"{(jac.shape[0] * jac.shape[1] ** 2 + jac.shape[1] ** 3 / 3) / 1e9:.0f} GFLOP); few steps fit in a "
+            "training budget, and lbfgs usually does better on a network this size",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     loss = float(r @ r)
+
+    def out_of_time() -> bool:
+        return max_seconds is not None and time.perf_counter() - started > max_seconds
+
     try:
         while result.iterations < max_iterations:
             normal, gradient = jac.T @ jac, jac.T @ r
             accepted = False
-            while result.iterations < max_iterations and damping <= 1e12:
+            while result.iterations < max_iterations and damping <= 1e12 and not out_of_time():
                 result.iterations += 1
                 try:
                     step = -cho_solve(cho_factor(normal + damping * np.eye(normal.shape[0])), gradient)
@@ -122,11 +141,14 @@ def levenberg_marquardt(
                 bar.set_postfix(loss=f"{loss:.3e}", damping=f"{damping:.1e}", refresh=False)
                 bar.update(1)
             if not accepted:
-                result.message = (
-                    f"no step lowers the loss (damping {damping:.1e})"
-                    if damping > 1e12
-                    else "max_iterations reached"
-                )
+                if damping > 1e12:
+                    result.message = f"no step lowers the loss (damping {damping:.1e})"
+                elif out_of_time():
+                    result.message = (
+                        f"stopped after max_seconds={max_seconds} ({result.iterations} iterations)"
+                    )
+                else:
+                    result.message = "max_iterations reached"
                 break
             if callback is not None and callback(result.iterations, loss) is True:
                 result.message = f"stopped by the callback at iteration {result.iterations}"
@@ -134,7 +156,7 @@ def levenberg_marquardt(
             if loss_tol is not None and loss <= loss_tol:
                 result.message = f"loss {loss:.3e} <= loss_tol {loss_tol:g}"
                 break
-            if max_seconds is not None and time.perf_counter() - started > max_seconds:
+            if out_of_time():
                 result.message = f"stopped after max_seconds={max_seconds} ({result.iterations} iterations)"
                 break
         else:

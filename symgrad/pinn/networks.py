@@ -40,15 +40,35 @@ def initial_weight(
     return value.astype(dtype)
 
 
+def whole_number(value, label: str, where: str, smallest: int) -> int:
+    """``value`` as an int, refusing fractions, bools and anything below ``smallest`` by name."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < smallest:
+        raise ValueError(f"{where}: {label} must be a whole number >= {smallest}, got {value!r}")
+    return int(value)
+
+
 def activation_function(activation: str | Callable) -> Callable:
-    """``activation`` as a function of a Tensor: a callable as it is, or the name of a ``symgrad.ops`` function."""
-    if callable(activation):
-        return activation
-    function = getattr(ops, activation, None) if isinstance(activation, str) else None
-    if not isinstance(activation, str) or activation.startswith("_") or not callable(function):
+    """``activation`` as a function of a Tensor: a callable as it is, or the name of a ``symgrad.ops``
+    function; either must map a Tensor to a Tensor of its shape (tried once on a small one)."""
+    function = activation if callable(activation) else None
+    if isinstance(activation, str) and not activation.startswith("_"):
+        function = getattr(ops, activation, None)
+    hint = "pass a name such as 'tanh', 'sin', 'sigmoid', 'silu', 'gelu', 'softplus', or a callable"
+    if not callable(function):
+        raise ValueError(f"activation {activation!r} is not a function of symgrad.ops; {hint}")
+    probe = Tensor(np.array([-0.5, 0.25, 1.0]))
+    try:
+        out = function(probe)
+    except Exception as exc:  # noqa: BLE001 - any failure means it is not an elementwise activation
         raise ValueError(
-            f"activation {activation!r} is not a function of symgrad.ops; pass a name such as 'tanh', "
-            "'sin', 'sigmoid', 'silu', 'gelu', 'softplus', or a callable"
+            f"activation {activation!r} is not an elementwise function of a Tensor (on a Tensor of shape "
+            f"(3,) it raised {type(exc).__name__}: {exc}); {hint}"
+        ) from None
+    if not isinstance(out, Tensor) or out.shape != probe.shape:
+        got = f"shape {out.shape}" if isinstance(out, Tensor) else type(out).__name__
+        raise ValueError(
+            f"activation {activation!r} is not an elementwise function of a Tensor (a Tensor of shape (3,) "
+            f"gave {got}); {hint}"
         )
     return function
 
@@ -66,7 +86,9 @@ class FourierFeatures:
     """
 
     def __init__(self, in_dim: int, features: int = 64, scale: float = 1.0, seed: int = 0, dtype=np.float64):
-        if in_dim < 1 or features < 1 or not math.isfinite(scale) or scale <= 0:
+        in_dim = whole_number(in_dim, "in_dim", "FourierFeatures", 1)
+        features = whole_number(features, "features", "FourierFeatures", 1)
+        if not isinstance(scale, int | float | np.number) or not math.isfinite(scale) or scale <= 0:
             raise ValueError(
                 f"FourierFeatures: need in_dim >= 1, features >= 1 and a finite scale > 0, "
                 f"got in_dim={in_dim}, features={features}, scale={scale}"
@@ -87,8 +109,13 @@ class PeriodicEmbedding:
     those inputs whatever its weights, so a periodic condition needs no loss term."""
 
     def __init__(self, periods: Sequence[float | None], harmonics: int = 1):
+        if not all(
+            p is None or (isinstance(p, int | float | np.number) and not isinstance(p, bool)) for p in periods
+        ):
+            raise ValueError(f"PeriodicEmbedding: periods must be numbers or None, got {list(periods)}")
         self.periods = [None if p is None else float(p) for p in periods]
-        if harmonics < 1 or any(p is not None and not (math.isfinite(p) and p > 0) for p in self.periods):
+        harmonics = whole_number(harmonics, "harmonics", "PeriodicEmbedding", 1)
+        if any(p is not None and not (math.isfinite(p) and p > 0) for p in self.periods):
             raise ValueError(
                 f"PeriodicEmbedding: need positive finite periods (None for an input that is not periodic) "
                 f"and harmonics >= 1, got periods={list(periods)}, harmonics={harmonics}"
@@ -260,11 +287,12 @@ class MLP(_PointNetwork):
         factorization: tuple[float, float] | None = None,
     ):
         super().__init__()
-        sizes = [int(s) for s in layer_sizes]
-        if len(sizes) < 2 or any(s < 1 for s in sizes):
+        given = None if isinstance(layer_sizes, str) else np.asarray(layer_sizes, dtype=object)
+        if given is None or given.ndim != 1 or len(given) < 2:
             raise ValueError(
-                f"MLP: layer_sizes needs at least [inputs, outputs], all >= 1, got {list(layer_sizes)}"
+                f"{type(self).__name__}: layer_sizes needs at least [inputs, outputs], got {layer_sizes!r}"
             )
+        sizes = [whole_number(s, f"layer_sizes[{i}]", type(self).__name__, 1) for i, s in enumerate(given)]
         self.layer_sizes = sizes
         self.n_inputs, self.n_outputs = sizes[0], sizes[-1]
         self.activation = activation_function(activation)
@@ -341,11 +369,11 @@ class ResidualMLP(_PointNetwork):
         factorization: tuple[float, float] | None = None,
     ):
         super().__init__()
-        if min(n_inputs, width, n_outputs) < 1 or blocks < 0:
-            raise ValueError(
-                f"ResidualMLP: need n_inputs, width, n_outputs >= 1 and blocks >= 0, got "
-                f"{n_inputs}, {width}, {n_outputs}, {blocks}"
-            )
+        n_inputs, width, n_outputs = (
+            whole_number(v, label, "ResidualMLP", 1)
+            for v, label in ((n_inputs, "n_inputs"), (width, "width"), (n_outputs, "n_outputs"))
+        )
+        blocks = whole_number(blocks, "blocks", "ResidualMLP", 0)
         self.n_inputs, self.n_outputs = n_inputs, n_outputs
         self.activation = activation_function(activation)
         self._use_factorization(factorization, seed)

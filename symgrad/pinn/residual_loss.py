@@ -22,6 +22,7 @@ import numpy as np
 import lowering
 from symgrad.autodiff.api import grad
 from symgrad.autodiff.jacobian import jacobian_node
+from symgrad.core.graph import free_vars
 from symgrad.kernels import kernel, placeholder
 from symgrad.parameter import Parameter, all_parameters, parameters_of
 from symgrad.tensor import Tensor
@@ -64,25 +65,43 @@ def network_dtype(params: Sequence[Parameter]) -> type:
     return np.float64
 
 
-def point_arrays(points, count: int, what: str) -> tuple:
-    """The point arrays, one per input: ``points`` as given, or a (count, n) array split into rows.
+def point_arrays(points, count: int, what: str, names: Sequence[str] = ()) -> tuple[np.ndarray, ...]:
+    """The point arrays, one per input and each of shape (n,) with one n: ``points`` as given, or a
+    (count, n) array split into rows; an (n, 1) column counts as (n,), and one point may be scalars.
 
-    Raises a ValueError that says how to mend points given as (n, count), or of the wrong count.
+    Raises a ValueError that names the inputs and shapes (and says how to mend points given as
+    (n, count)), or a TypeError for values that are not numbers.
     """
-    if len(points) == 1 and np.ndim(points[0]) == 2 and count > 1:
-        (array,) = points
-        if np.shape(array)[0] == count:
-            return tuple(array)
-    if len(points) == count:
-        return points
-    shapes = [np.shape(p) for p in points]
-    if len(points) == 1 and np.ndim(points[0]) == 2 and np.shape(points[0])[1] == count:
-        hint = f"the array has shape {shapes[0]}: points are (dim, n), one row per input; pass points.T"
-    elif shapes and all(s == (count,) for s in shapes):
-        hint = f"got {len(points)} arrays of shape ({count},): points are (dim, n), one row per input; pass points.T"
-    else:
-        hint = f"got {len(points)} arrays of shapes {shapes[:4]}{' ...' if len(shapes) > 4 else ''}"
-    raise ValueError(f"{what}: takes {count} point arrays (one per input), {hint}")
+    if len(points) == 1 and np.ndim(points[0]) == 2 and np.shape(points[0])[0] == count:
+        points = tuple(np.asarray(points[0]))
+    if len(points) != count:
+        shapes = [np.shape(p) for p in points]
+        if len(points) == 1 and np.ndim(points[0]) == 2 and np.shape(points[0])[1] == count:
+            hint = f"the array has shape {shapes[0]}: points are (dim, n), one row per input; pass points.T"
+        elif shapes and all(s == (count,) for s in shapes):
+            hint = f"got {len(points)} arrays of shape ({count},): points are (dim, n), one row per input; pass points.T"
+        else:
+            hint = f"got {len(points)} arrays of shapes {shapes[:4]}{' ...' if len(shapes) > 4 else ''}"
+        raise ValueError(f"{what}: takes {count} point arrays (one per input), {hint}")
+    arrays = []
+    for i, p in enumerate(points):
+        a = p if isinstance(p, np.ndarray) else np.asarray(p)
+        if a.dtype.kind not in "fiub":
+            label = names[i] if i < len(names) else f"input {i}"
+            raise TypeError(f"{what}: the points of {label!r} are {a.dtype} values, not numbers")
+        if a.dtype.kind != "f":
+            a = a.astype(np.float64)
+        arrays.append(a[:, 0] if a.ndim == 2 and a.shape[1] == 1 else a)
+    shape = arrays[0].shape
+    if len(shape) > 1 or any(a.shape != shape for a in arrays):
+        given = ", ".join(
+            f"{names[i] if i < len(names) else f'input {i}'} {np.shape(p)}" for i, p in enumerate(points)
+        )
+        raise ValueError(
+            f"{what}: every input needs one value per point, as arrays of one length n of shape (n,) or "
+            f"(n, 1); got {given}"
+        )
+    return tuple(arrays)
 
 
 class ResidualLoss:
@@ -205,8 +224,7 @@ class ResidualLoss:
 
         The loss of each component is left in ``last_terms``.
         """
-        if len(points) != len(self.inputs):
-            points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}")
+        points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}", self.names)
         if any(np.size(p) == 0 for p in points):
             raise ValueError(
                 f"ResidualLoss {self.name!r}: an empty point set ({[np.shape(p) for p in points]})"
@@ -219,8 +237,7 @@ class ResidualLoss:
 
     def residuals(self, *points) -> np.ndarray | tuple[np.ndarray, ...]:
         """The residual at each point (for adaptive refinement and error maps); one array per component."""
-        if len(points) != len(self.inputs):
-            points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}")
+        points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}", self.names)
         if self._residual_kernel is None:
             self._residual_kernel = kernel(self._parts, [*self.inputs, *self.params], backend="numpy")
         values = self._residual_kernel(*points, *(p._value() for p in self.params))
@@ -230,8 +247,7 @@ class ResidualLoss:
         """The scaled residuals ``r`` (one entry per point and component entry: ``sqrt(weight / n)``
         times the residual, so that ``r @ r`` is this term's loss) and their Jacobian with respect
         to the flat weights (one row per entry of ``r``), for Gauss-Newton steps."""
-        if len(points) != len(self.inputs):
-            points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}")
+        points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}", self.names)
         if self._jacobian_kernel is None:
             outputs = []
             for part in self._parts:
@@ -261,8 +277,9 @@ _predictors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def predict(net, points, backend: str = "numpy") -> np.ndarray | tuple[np.ndarray, ...]:
     """The network's outputs at ``points``: a (dim, n) array, or one array per input (any shape, e.g.
-    a meshgrid). One output gives one array, several a tuple. The kernel is compiled once per network
-    and input count and reads the current weights at every call."""
+    a meshgrid). ``net`` is a network or any function of the inputs (a hard-constrained ``u``), whose
+    Parameters are found in what it computes. One output gives one array, several a tuple. The
+    kernel is compiled once per network and input count and reads the current weights at every call."""
     arrays = tuple(points) if isinstance(points, tuple | list) else None
     if arrays is None:
         points = np.asarray(points)
@@ -271,18 +288,31 @@ def predict(net, points, backend: str = "numpy") -> np.ndarray | tuple[np.ndarra
                 f"predict: points must be a (dim, n) array or a list of arrays, got shape {points.shape}"
             )
         arrays = tuple(points)
-    params = all_parameters(net)
+    if not callable(net):
+        raise TypeError(f"predict: expected a network or a function of the inputs, got {type(net).__name__}")
     key = (len(arrays), backend)
     try:
         cache = _predictors.setdefault(net, {})
     except TypeError:  # not weakly referable: compile afresh
         cache = {}
     if key not in cache:
-        inputs = [placeholder(f"x{i}", dtype=network_dtype(params)) for i in range(len(arrays))]
-        outputs = components(trace(net, inputs, "predict"), "predict")
-        cache[key] = kernel(outputs, [*inputs, *params], backend=backend)
-    values = cache[key](*arrays, *(p._value() for p in params))
+        cache[key] = _predictor(net, len(arrays), backend)
+    compiled, params = cache[key]
+    values = compiled(*arrays, *(p._value() for p in params))
     return values[0] if len(values) == 1 else values
+
+
+def _predictor(net: Callable, count: int, backend: str) -> tuple[lowering.Kernel, list[Parameter]]:
+    """The kernel of ``net``'s outputs from ``count`` inputs and its Parameters (a network's, or for a
+    function those its outputs depend on, in first-use order)."""
+    is_network = callable(getattr(net, "get_parameters", None)) or hasattr(net, "params")
+    params = all_parameters(net) if is_network else []
+    inputs = [placeholder(f"x{i}", dtype=network_dtype(params)) for i in range(count)]
+    outputs = components(trace(net, inputs, "predict"), "predict")
+    if not is_network:
+        found = [v.param for v in free_vars([o._node for o in outputs]) if v.param is not None]
+        params = list({id(p): p for p in found}.values())
+    return kernel(outputs, [*inputs, *params], backend=backend), params
 
 
 __all__ = ["ResidualLoss", "fast_backend", "predict"]

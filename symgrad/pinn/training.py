@@ -17,6 +17,7 @@ import numpy as np
 
 from symgrad.parameter import Parameter
 from symgrad.pinn.adam import Adam
+from symgrad.pinn.alignment import aligned, check_terms, optimized_parameters, term_parameters
 from symgrad.pinn.threads import one_pool
 
 
@@ -76,13 +77,27 @@ def term_names(losses) -> list[str]:
     return names
 
 
-def total_loss(losses: Sequence[tuple[Callable, Sequence[np.ndarray]]]) -> tuple[float, list[np.ndarray]]:
-    """The sum of the loss terms (each called on its points) and the sum of their gradients."""
+def union_parameters(losses) -> list[Parameter]:
+    """Every term's Parameters, each once, in order of first use (where a term names them)."""
+    params: dict[int, Parameter] = {}
+    for term, _ in losses:
+        for p in term_parameters(term) or []:
+            params.setdefault(id(p), p)
+    return list(params.values())
+
+
+def total_loss(
+    losses: Sequence[tuple[Callable, Sequence[np.ndarray]]], params: Sequence[Parameter] | None = None
+) -> tuple[float, list[np.ndarray]]:
+    """The sum of the loss terms (each called on its points) and the sum of their gradients, one per
+    entry of ``params`` (default: every term's Parameters), each term's matched by Parameter identity."""
     if not losses:
         raise ValueError("no loss terms: pass (loss, points) pairs")
+    params = union_parameters(losses) if params is None else list(params)
     total, grads = 0.0, None
     for term, points in losses:
         value, g = term(*points)
+        g = aligned(params, term, g, "total_loss")
         total += value
         grads = g if grads is None else [a + b for a, b in zip(grads, g)]
     assert grads is not None  # there is at least one term
@@ -100,6 +115,15 @@ class _Weighted:
     @property
     def backend(self) -> str:
         return getattr(self.term, "backend", "?")
+
+    @property
+    def params(self) -> list[Parameter] | None:
+        """The wrapped term's Parameters (what its gradients are for)."""
+        return term_parameters(self.term)
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.term, "name", "term"))
 
     def __call__(self, *points):
         value, grads = self.term(*points)
@@ -142,6 +166,7 @@ def explain_non_finite(losses, params: Sequence[Parameter], where: str) -> str:
     names = iter(term_names(losses))
     for term, points in losses:
         value, grads = term(*points)
+        grads = aligned(params, term, grads, where)
         parts = getattr(term, "last_terms", [value])
         labels = [next(names) for _ in parts]
         for label, part in zip(labels, parts):
@@ -230,7 +255,11 @@ def train(
     losses = list(losses)
     if not losses:
         raise ValueError("train: no loss terms; pass a list of (loss, points) pairs")
-    params = list(getattr(optimizer, "params", []))
+    held = getattr(optimizer, "params", None)  # an optimizer without .params takes every term's
+    params = optimized_parameters(
+        union_parameters(losses) if held is None else held, "train: the optimizer's Parameters"
+    )
+    check_terms(losses, params, "train")
     names = term_names(losses)
     history = History()
     history.terms = {name: [] for name in names}
@@ -242,14 +271,15 @@ def train(
     with one_pool():
         for step in range(steps):
             if balance_every is None:
-                total, grads = total_loss(losses)
+                total, grads = total_loss(losses, params)
             else:
                 parts = [term(*points) for term, points in losses]
+                parts = [(v, aligned(params, t, g, "train")) for (v, g), (t, _) in zip(parts, losses)]
                 if step % balance_every == 0 and all_finite(0.0, [g for _, p in parts for g in p]):
                     weights = balanced_weights(weights, [p for _, p in parts], balance_alpha)
                     history.weights.append((step, list(weights)))
                 total = sum(w * value for w, (value, _) in zip(weights, parts))
-                grads = [sum(w * p[k] for w, (_, p) in zip(weights, parts)) for k in range(len(parts[0][1]))]
+                grads = [sum(w * p[k] for w, (_, p) in zip(weights, parts)) for k in range(len(params))]
             if not all_finite(total, grads):
                 cause = explain_non_finite(losses, params, f"train: step {step}")  # at the failing weights
                 last_good.restore()
