@@ -2,14 +2,17 @@
 
 A jitted function is traced once per input signature and its graph reused, as MindSpore's graph
 mode compiles once per signature. The signature is each Tensor argument's shape and dtype, the
-value of every other argument (numbers, strings, None and tuples of them), and, for a Cell, which
-Cell and its training flag. A trace is reused only if the call was a pure function of that
-signature: it read no traced value into Python (``if x > 0``, ``float(x)``, ``print(x)``, a weight's
-value) and set no Parameter and no Cell attribute. Otherwise the function runs in full on every call,
-following the values of each call (as MindSpore's PyNative mode does). As in graph mode, Python
-state read by a reused trace (a global, a plain attribute) is the state of its first call. A call
-with keyword arguments, or another kind of argument, runs in full. ``jitted.cache`` counts the
-traces, reuses and full runs.
+value of every other argument (numbers, strings, None and tuples of them), the execution mode
+(``set_context(mode=...)``: PyNative gives a frozen Parameter a zero gradient), and, for a Cell,
+which Cell, the training flag of it and of each of its sub-cells, and its Parameters'
+``requires_grad``. A trace is reused only if the call was a pure function of that signature: it
+read no traced value into Python (``if x > 0``, ``float(x)``, ``print(x)``, a weight's value),
+set no Parameter and no Cell attribute, and wrote into no Tensor (``x[0] = 5.0``). Otherwise the
+function runs in full on every call, following the values of each call (as MindSpore's PyNative
+mode does); a write into a Tensor argument reaches the caller's Tensor on every call, the traced
+one included. As in graph mode, Python state read by a reused trace (a global, a plain attribute)
+is the state of its first call. A call with keyword arguments, or another kind of argument, runs
+in full. ``jitted.cache`` counts the traces, reuses and full runs.
 
 Reuse gives the same graph as a new trace: outside a differentiated call the cached outputs are
 evaluated with the new values in one compiled kernel; inside one, the cached graph's inputs are
@@ -26,13 +29,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from symgrad import observed
+from symgrad import context, observed
 from symgrad.autodiff import recording
 from symgrad.autodiff.tracing import Trace, pack_like, tensor_leaves, trace_inputs
 from symgrad.core.graph import Node, Var, const, free_vars
 from symgrad.core.registry import substitute
 from symgrad.evaluate import evaluate
 from symgrad.nn.cell import Cell
+from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor, merge_env
 
 SIGNATURES_KEPT = 64  # traces kept per function (and per Cell, for a jitted construct), least recent dropped
@@ -118,10 +122,20 @@ def _signature(function: Callable, args: tuple, kwargs: dict, owner: Cell | None
             parts.append(("value", type(a).__name__, a))
         else:
             return None
+    parts.append(("mode", context.get_context("mode")))
     for cell in (function, owner):
         if isinstance(cell, Cell):
-            parts.append(("training", bool(getattr(cell, "training", False))))
+            parts.append(("cell", _cell_state(cell)))
     return tuple(parts)
+
+
+def _cell_state(cell: Cell) -> tuple:
+    """What of a Cell changes a call's result besides its weights' values: the training flags of it
+    and its sub-cells, and which of its Parameters require gradients."""
+    if "_cells" not in vars(cell):  # its __init__ skipped Cell's: no sub-cells, no Parameters
+        return (bool(getattr(cell, "training", False)),)
+    flags = tuple(bool(getattr(c, "training", False)) for _, c in cell.cells_and_names())
+    return flags, tuple(bool(p.requires_grad) for p in cell.get_parameters())
 
 
 def _is_constant(value) -> bool:
@@ -138,16 +152,37 @@ def _trace(function: Callable, args: tuple) -> tuple[_Traced | None, Any]:
     for k, (arg, leaf) in enumerate(zip(args, leaves)):
         if isinstance(arg, Tensor) and not free_vars([arg._node]):  # a plain value: no tracing warnings
             leaves[k] = Tensor._wrap(leaf._node, {leaf._node: arg._value()})
+    inputs = [leaf._node for leaf in leaves if isinstance(leaf, Tensor) and isinstance(leaf._node, Var)]
     with observed.watching() as watch:
         raw = _returned(function(*leaves))
+    wrote = _write_back(args, leaves, inputs)
     outputs = tensor_leaves(raw)
-    inputs = [leaf._node for leaf in leaves if isinstance(leaf, Tensor) and isinstance(leaf._node, Var)]
     mine = set(inputs)
     read_traced = any(v in mine or v.param is not None for v in watch.read)
     closed = all(v in mine or v.param is not None for v in free_vars([o._node for o in outputs]))
-    pure = closed and not watch.changed_state and not read_traced
+    pure = closed and not wrote and not watch.changed_state and not read_traced
     result = pack_like(raw, trace.finish([o._node for o in outputs], *outputs))
     return (_Traced(inputs, [o._node for o in outputs], raw) if pure else None), result
+
+
+def _write_back(args: tuple, leaves: list, inputs: list[Var]) -> bool:
+    """Make the writes the traced call made into its Tensor arguments' stand-ins ``inputs``
+    (``x[0] = 5.0``) on the caller's Tensors, as an un-jitted call makes them; True if it made any."""
+    pairs = [(a, leaf) for a, leaf in zip(args, leaves) if isinstance(a, Tensor)]
+    if all(leaf._node is var for (_, leaf), var in zip(pairs, inputs)):
+        return False
+    mapping: dict[Var, Node] = {var: a._node for (a, _), var in zip(pairs, inputs)}
+    outer = merge_env(*args)
+    for (arg, leaf), var in zip(pairs, inputs):
+        if leaf._node is var:
+            continue
+        if isinstance(arg, Parameter):  # a Parameter's node is its variable: its data takes the value
+            arg.set_data(leaf.asnumpy())
+        else:
+            inner = {k: v for k, v in leaf._env.items() if k not in mapping}
+            arg._node = substitute([leaf._node], mapping)[0]
+            arg._env, arg._cache = {**outer, **inner}, None
+    return True
 
 
 def _replay(traced: _Traced, args: tuple):

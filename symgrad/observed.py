@@ -1,5 +1,5 @@
 """What a call did besides building its graph: the variables whose values it read into Python, and
-whether it changed model state (a Parameter's data, a Cell's attribute).
+whether it changed state (a Parameter's data, a Cell's attribute, a Tensor's elements).
 
 ``jit`` watches a traced call through :func:`watching`: a call that did neither is a pure function
 of its inputs' shapes and dtypes, so its graph can be reused for the next call of that signature.
@@ -45,6 +45,6 @@ def note_read(variables: Iterable[Var]) -> None:
 
 
 def note_state_change() -> None:
-    """A Parameter's data or a Cell's attribute was set."""
+    """A Parameter's data, a Cell's attribute or a Tensor's elements (``x[i] = v``) were set."""
     for watch in _watches:
         watch.changed_state = True

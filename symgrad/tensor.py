@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from symgrad import dtype as mstype
+from symgrad import observed
 from symgrad.core.families.conversion import cast
 from symgrad.core.families.linalg import matmul
 from symgrad.core.families.structural import (
@@ -347,6 +348,7 @@ class Tensor:
             )
         self._node = make_node("select", (const(mask), placed, self._node))
         self._env, self._cache = merge_env(self, value), None
+        observed.note_state_change()  # a write: a jitted call doing it is not pure
 
     def __index__(self) -> int:
         """A one-element integer Tensor as a Python int (``x[i]``, ``items[i]``, ``range(n)``)."""

@@ -223,3 +223,142 @@ def test_the_traces_kept_are_bounded(monkeypatch):
     for n in range(1, 6):
         assert f(Tensor(np.zeros(n))).asnumpy().tolist() == [1.0] * n
     assert len(f.cache.unowned) == 2 and f.cache.traces == 5
+
+
+class Frozen(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.array([1.0, 2.0])), name="w", requires_grad=False)
+
+    def construct(self, x):
+        return (self.w * x).sum()
+
+
+def test_the_execution_mode_is_part_of_the_signature():
+    """PyNative gives a frozen Parameter a zero gradient, GRAPH_MODE differentiates it."""
+    net = Frozen()
+    gradient = ops.GradOperation(get_by_list=True)(net, symgrad.ParameterTuple([net.w]))
+
+    def step(x):
+        return gradient(x)[0]
+
+    jitted = symgrad.jit(step)
+    modes = [symgrad.PYNATIVE_MODE, symgrad.GRAPH_MODE, symgrad.PYNATIVE_MODE, symgrad.GRAPH_MODE]
+    for k, mode in enumerate(modes):
+        symgrad.set_context(mode=mode)
+        x = Tensor(np.array([3.0, 4.0 + k]))
+        expected = step(x).asnumpy()
+        assert expected.tolist() == ([0.0, 0.0] if mode == symgrad.PYNATIVE_MODE else [3.0, 4.0 + k])
+        np.testing.assert_array_equal(jitted(x).asnumpy(), expected)
+    assert (jitted.cache.traces, jitted.cache.reuses) == (2, 2)
+
+
+def _writer(a, b):
+    a[0] = b.sum()
+    return a * 2.0
+
+
+def test_a_write_into_a_tensor_argument_reaches_the_caller_on_every_call():
+    jitted = symgrad.jit(_writer)
+    for k in range(3):
+        x, y, b = Tensor(np.array([1.0, 2.0]) + k), Tensor(np.array([1.0, 2.0]) + k), Tensor([k, 10.0])
+        expected = _writer(x, b)
+        out = jitted(y, b)
+        assert y.asnumpy().tolist() == x.asnumpy().tolist() == [k + 10.0, k + 2.0]
+        np.testing.assert_array_equal(out.asnumpy(), expected.asnumpy())
+    assert jitted.cache.reuses == 0
+
+
+def test_a_write_into_a_parameter_argument_reaches_it_on_every_call():
+    def bump(w, x):
+        w[1] = 7.0
+        return w * x
+
+    jitted = symgrad.jit(bump)
+    for k in range(3):
+        w, v = Parameter(Tensor([k, 1.0]), name="w"), Parameter(Tensor([k, 1.0]), name="v")
+        out, expected = jitted(w, Tensor([2.0, 3.0])), bump(v, Tensor([2.0, 3.0]))
+        assert w.asnumpy().tolist() == v.asnumpy().tolist() == [k, 7.0]
+        np.testing.assert_array_equal(out.asnumpy(), expected.asnumpy())
+
+
+def test_a_write_into_an_argument_differentiates_as_without_jit():
+    jitted = symgrad.jit(_writer)
+    for _ in range(2):
+        x, b = Tensor([1.0, 2.0]), Tensor([3.0, 4.0])
+        got = ops.grad(jitted, (0, 1))(x, b)
+        expected = ops.grad(_writer, (0, 1))(x, b)
+        for g, e in zip(got, expected):
+            np.testing.assert_array_equal(g.asnumpy(), e.asnumpy())
+        assert x.asnumpy().tolist() == [1.0, 2.0]  # a differentiated call writes into its own inputs
+
+
+def test_a_write_into_a_tensor_outside_the_call_is_made_on_every_call():
+    log = Tensor(np.zeros(3))
+
+    def record(x, k):
+        log[k] = x.sum()
+        return x * 2.0
+
+    jitted = symgrad.jit(record)
+    for k in range(3):
+        assert jitted(Tensor([1.0, k]), 0).asnumpy().tolist() == [2.0, 2.0 * k]
+        assert log.asnumpy().tolist() == [1.0 + k, 0.0, 0.0]
+    assert jitted.cache.reuses == 0
+
+
+def test_the_training_flags_of_sub_cells_are_part_of_the_signature():
+    class Scaled(nn.Cell):
+        def construct(self, x):
+            return x * 2 if self.training else x
+
+    class Outer(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.inner = Scaled()
+
+        @symgrad.jit
+        def construct(self, x):
+            return self.inner(x) + 1.0
+
+    net = Outer()
+    for k, flag in enumerate([True, False, True, False]):
+        net.inner.set_train(flag)  # the child alone: the outer Cell's flag stays False
+        x = Tensor([1.0 + k])
+        assert net(x).asnumpy().tolist() == Outer.construct.__wrapped__(net, x).asnumpy().tolist()
+    assert Outer.construct.cache.traces == 2
+
+
+def test_requires_grad_of_a_cells_parameters_is_part_of_the_signature():
+    class Step(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.net = Frozen()
+            self.grad = ops.GradOperation(get_by_list=True)
+
+        @symgrad.jit
+        def construct(self, x):
+            return self.grad(self.net, symgrad.ParameterTuple([self.net.w]))(x)[0]
+
+    step = Step()
+    for k, frozen in enumerate([True, False, True, False]):
+        step.net.w.requires_grad = not frozen
+        x = Tensor([3.0, 4.0 + k])
+        expected = Step.construct.__wrapped__(step, x).asnumpy()
+        assert expected.tolist() == ([0.0, 0.0] if frozen else [3.0, 4.0 + k])
+        np.testing.assert_array_equal(step(x).asnumpy(), expected)
+    assert Step.construct.cache.reuses == 2
+
+
+def test_a_write_into_a_local_tensor_gives_each_calls_values():
+    """Any write into a Tensor makes the call run in full (a local one too: symgrad cannot tell them apart)."""
+
+    @symgrad.jit
+    def f(x):
+        y = x * 1.0
+        y[0] = x.sum()
+        return y
+
+    for k in range(3):
+        assert f(Tensor([1.0, k])).asnumpy().tolist() == [1.0 + k, k]
+    assert (f.cache.traces, f.cache.full_runs) == (1, 2)
