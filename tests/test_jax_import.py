@@ -258,3 +258,111 @@ def test_softmax_and_logsumexp_import_with_reduce_max_and_is_finite():
         )  # fmt: skip
 
     assert symgrad.verify(f, jnp.array([[0.5, -2.0, 3.0], [1.0, 0.2, -0.3]]), order=2).ok
+
+
+@pytest.fixture(params=[True, False], ids=["x64", "x32"])
+def x64(request):
+    """JAX's 64-bit mode on or off for one test, put back as it was afterwards."""
+    before = jax.config.read("jax_enable_x64")
+    jax.config.update("jax_enable_x64", request.param)
+    try:
+        yield request.param
+    finally:
+        jax.config.update("jax_enable_x64", before)
+
+
+def _values_and_derivatives_match_jax(f, x, rtol: float) -> None:
+    """The imported program's value and first derivative against f's and jax.jacrev's."""
+    program, tensor = from_jax(f, x), symgrad.Tensor(np.asarray(x))
+    np.testing.assert_allclose(program(tensor).asnumpy(), np.asarray(f(x)), rtol=rtol)
+    ours = symgrad.grad(program)(tensor).asnumpy()
+    np.testing.assert_allclose(ours, np.asarray(jax.jacrev(f)(x)), rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8])
+def test_integer_constants_are_folded_in_their_own_dtype_with_and_without_x64(x64, dtype):
+    """Index arithmetic JAX folds (the negative-index wrap of jnp.take, idx * 2 + 1, a start
+    computed with x.shape) mixes the indices' dtype with literals the jaxpr types alike."""
+    idx = np.array([2, 0, 1, 2], dtype=dtype)
+
+    def f(x):
+        start = jnp.max(idx) * 2 - x.shape[0]  # 1, computed in idx's dtype
+        return (
+            jnp.sum(jnp.tanh(jnp.take(x, idx)) * x[(idx * 2 + 1) % 3])
+            + jnp.sum(jax.lax.dynamic_slice(x, (start,), (2,)) ** 3)
+        )  # fmt: skip
+
+    x = jnp.asarray([0.3, -0.7, 1.1])
+    assert x.dtype == (jnp.float64 if x64 else jnp.float32)
+    _values_and_derivatives_match_jax(f, x, 1e-12 if x64 else 1e-5)
+
+
+def test_jax_random_with_a_constant_key_is_a_constant_of_the_program():
+    """Noise from keys made inside the function, closed over, folded in or split for a scan."""
+    outer = jax.random.key(7)
+
+    def f(x):
+        noise = jax.random.normal(jax.random.key(0), x.shape)
+        keep = jax.random.bernoulli(jax.random.PRNGKey(1), 0.7, x.shape)  # dropout
+        scale = jax.random.uniform(jax.random.fold_in(outer, 3), x.shape)
+        stepped, _ = jax.lax.scan(
+            lambda c, k: (c + jnp.sum(x * jax.random.normal(k, x.shape)), None),
+            0.0,
+            jax.random.split(jax.random.key(2), 3),
+        )
+        return jnp.sum(jnp.tanh(x + noise) * jnp.where(keep, x / 0.7, 0.0) * scale) + stepped**2
+
+    _values_and_derivatives_match_jax(f, _x3(), 1e-12)
+    assert symgrad.verify(f, _x3(), order=2).ok
+
+
+@pytest.mark.parametrize(
+    "f, args, primitive",
+    [
+        (
+            lambda x: jnp.sum(x * jax.random.normal(jax.random.key(jnp.int32(x[0] * 10)), x.shape)),
+            1,
+            "random_seed",
+        ),
+        (lambda x, k: jnp.sum(x * jax.random.normal(k, x.shape)), 2, "random_wrap"),  # a PRNGKey argument
+    ],
+    ids=["seed_from_x", "uint32_key_argument"],
+)
+def test_jax_random_with_a_key_from_the_inputs_is_refused_by_primitive(f, args, primitive):
+    inputs = [_x3(), jax.random.PRNGKey(0)][:args]
+    program = from_jax(f, *inputs)
+    with pytest.raises(
+        OpError, match=rf"jax.random with a key computed from the function's inputs.*'{primitive}'"
+    ):
+        program(*[symgrad.Tensor(np.asarray(a)) for a in inputs])
+
+
+def test_constant_subcomputations_symgrad_cannot_hold_are_computed_by_jax():
+    """Complex and bfloat16 constants, and a primitive without a row (sort), on constants only."""
+
+    def f(x):
+        phase = jnp.real(jnp.exp(1j * jnp.arange(3.0)))
+        coarse = jnp.asarray([0.1, 0.2, 0.3], jnp.bfloat16).astype(x.dtype)
+        return jnp.sum(jnp.sin(x) * phase + coarse * x**2 + jnp.sort(jnp.asarray([3.0, 1.0, 2.0])) * x)
+
+    _values_and_derivatives_match_jax(f, _x3(), 1e-12)
+
+
+@pytest.mark.parametrize(
+    "f, args, message",
+    [
+        (lambda x: jnp.sum(jnp.abs(x.astype(jnp.complex128))), [_x3], r"'convert_element_type' .*complex128"),
+        (lambda x: jnp.sum(jnp.real(x * 1j)), [_x3], r"'convert_element_type' .*complex128.*real-valued"),
+        (lambda x: jnp.sum(x.astype(jnp.bfloat16).astype(jnp.float64)), [_x3], r"'convert_element_type' .*bfloat16"),
+        (lambda z: jnp.sum(jnp.abs(z)), [lambda: _x3().astype(jnp.complex128)], r"input 'z' has the dtype complex128"),
+        (lambda x, k: jnp.sum(x * jax.random.normal(k, x.shape)), [_x3, lambda: jax.random.key(0)],
+         r"input 'k' has the PRNG key dtype key<fry>.*pass the noise as an argument"),
+        (lambda x: (jnp.sum(x), jax.random.key(0)), [_x3], r"output 1 has the PRNG key dtype"),
+        (lambda x: jnp.sum(jax.lax.cummax(x)), [_x3], r"JAX primitive 'cummax' .* has no row"),
+    ],
+    ids=["complex_cast", "complex_literal", "bfloat16", "complex_input", "key_input", "key_output", "cummax"],
+)  # fmt: skip
+def test_unknown_dtypes_and_primitives_are_refused_by_name(f, args, message):
+    inputs = [make() for make in args]
+    with pytest.raises(OpError, match=message):
+        from_jax(f, *inputs)(*[symgrad.Tensor(np.asarray(a)) for a in inputs])

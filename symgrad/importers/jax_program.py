@@ -5,8 +5,9 @@ JAX spelling (``OpDef.imports``, ``registry.lax``). Calls with an inner jaxpr (`
 ``custom_jvp_call``, ``custom_vjp_call``) are imported through their inner jaxpr: for a custom
 rule that is the primal computation, so the closed form is the exact derivative of what the
 function computes, whatever its custom rule says. Loops are unrolled: ``scan`` step by step, a
-``while_loop`` while its condition is a constant (a counter's; integer arithmetic on constants,
-such as the wrap of negative indices, is run by JAX itself).
+``while_loop`` while its condition is a constant (a counter's). Equations on constants only (index
+arithmetic such as the wrap of negative indices, ``jax.random`` with a constant key) are run by JAX
+itself and become constants (``jax_constants``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from symgrad.core.graph import Const, Node, const
 from symgrad.core.registry import imports_of
 from symgrad.errors import OpError
 from symgrad.importers.common import as_recorded, build
+from symgrad.importers.jax_constants import constant, dtype_problem, folded, is_key, refuse_dtypes
 from symgrad.nn.cell import Cell
 from symgrad.tensor import Tensor, merge_env
 
@@ -48,7 +50,22 @@ def from_jax(function, *example_args) -> JaxProgram:
         raise OpError(f"from_jax: JAX could not trace {name}: {type(e).__name__}: {e}") from e
     leaves = jax.tree_util.tree_leaves(list(example_args))
     names = _argument_names(function, example_args, jax)
-    return JaxProgram(closed, name, names, [np.dtype(x.dtype) for x in leaves])
+    _refuse_dtypes_at_ends(name, names, leaves, closed.jaxpr.outvars)
+    x64 = bool(jax.config.read("jax_enable_x64"))
+    return JaxProgram(closed, name, names, [np.dtype(x.dtype) for x in leaves], x64)
+
+
+def _refuse_dtypes_at_ends(name: str, names: list[str], leaves: list, outvars: list) -> None:
+    """Raise where an input or an output has a dtype symgrad's graph does not hold (a key, complex)."""
+    noise = ": pass the noise as an argument, not the key"
+    ends = [(f"input {n!r}", x.dtype, noise if is_key(x.dtype) else "") for n, x in zip(names, leaves)]
+    ends += [(f"output {i}", v.aval.dtype, "") for i, v in enumerate(outvars)]
+    for what, dtype, hint in ends:
+        problem = dtype_problem(dtype)
+        if problem is not None:
+            raise OpError(
+                f"from_jax: {name}'s {what} has {problem}, which symgrad's graph does not hold{hint}"
+            )
 
 
 class JaxProgram(Cell):
@@ -57,11 +74,13 @@ class JaxProgram(Cell):
     name: str
     _closed: Any
     _inputs: list[tuple[str, tuple, np.dtype]]
+    _x64: bool
 
-    def __init__(self, closed, name: str, names: list[str], dtypes: list[np.dtype]):
+    def __init__(self, closed, name: str, names: list[str], dtypes: list[np.dtype], x64: bool = False):
         super().__init__()
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "_closed", closed)
+        object.__setattr__(self, "_x64", x64)  # JAX's 64-bit mode at tracing, for what JAX folds
         shapes = [tuple(v.aval.shape) for v in closed.jaxpr.invars]
         object.__setattr__(self, "_inputs", list(zip(names, shapes, dtypes)))
 
@@ -91,51 +110,57 @@ class JaxProgram(Cell):
                     "(import it again with inputs of the new shape)"
                 )
             nodes.append(cast(x._node, dtype))
-        consts = [const(np.asarray(c)) for c in self._closed.consts]
-        outputs = _Replay().run(self._closed.jaxpr, consts, nodes)
+        import jax
+
+        consts = [constant(c) for c in self._closed.consts]
+        with jax.enable_x64(self._x64):
+            outputs, _ = _Replay().run(self._closed.jaxpr, consts, nodes, [True] * len(nodes))
         wrapped = [Tensor._wrap(n, merge_env(*tensors)) for n in outputs]
         return wrapped[0] if len(wrapped) == 1 else tuple(wrapped)
 
 
 class _Replay:
-    """Walks a jaxpr, building symgrad nodes."""
+    """Walks a jaxpr, building symgrad nodes. Each value goes with whether it depends on the
+    function's inputs ("live"); an equation on values that do not is computed by JAX itself."""
 
     def __init__(self):
         self.table = imports_of("jax")
 
-    def run(self, jaxpr, consts: list, args: list) -> list:
-        values: dict = {}
-        for var, value in zip(jaxpr.constvars, consts):
-            values[var] = value
-        for var, value in zip(jaxpr.invars, args):
-            values[var] = value
+    def run(self, jaxpr, consts: list, args: list, live: list[bool]) -> tuple[list, list[bool]]:
+        """The outputs of ``jaxpr`` and whether each is live (``live``: the arguments')."""
+        values: dict = dict(zip(jaxpr.constvars, consts))
+        values.update(zip(jaxpr.invars, args))
+        hot = {v for v, on in zip(jaxpr.invars, live) if on}
 
         def read(atom):
             if hasattr(atom, "val"):  # a literal: a number stays a Python number (weak, as in JAX)
                 return const(np.asarray(atom.val)) if np.ndim(atom.val) else np.asarray(atom.val).item()
             return values[atom]
 
-        for eqn in jaxpr.eqns:
-            inputs = [read(a) for a in eqn.invars]
-            outs = self.call(eqn, inputs)
-            for var, out in zip(eqn.outvars, outs):
-                values[var] = out
-        return [read(a) for a in jaxpr.outvars]
+        def is_live(atom) -> bool:
+            return not hasattr(atom, "val") and atom in hot
 
-    def call(self, eqn, inputs: list) -> list:
+        for eqn in jaxpr.eqns:
+            outs, outs_live = self.call(eqn, [read(a) for a in eqn.invars], [is_live(a) for a in eqn.invars])
+            values.update(zip(eqn.outvars, outs))
+            hot.update(v for v, on in zip(eqn.outvars, outs_live) if on)
+        return [read(a) for a in jaxpr.outvars], [is_live(a) for a in jaxpr.outvars]
+
+    def call(self, eqn, inputs: list, live: list[bool]) -> tuple[list, list[bool]]:
         name = eqn.primitive.name
         if name in _CALLS:
             inner = eqn.params[_CALLS[name]]
             if hasattr(inner, "consts"):  # a closed jaxpr
-                return self.run(inner.jaxpr, [const(np.asarray(c)) for c in inner.consts], inputs)
-            return self.run(inner, [], inputs)
+                return self.run(inner.jaxpr, [constant(c) for c in inner.consts], inputs, live)
+            return self.run(inner, [], inputs, live)
         if name == "scan":
-            return self.scan(eqn.params, inputs)
+            return self.scan(eqn.params, inputs, live)
         if name == "while":
-            return self.while_loop(eqn, inputs)
-        folded = _folded_integers(eqn, inputs)
-        if folded is not None:
-            return folded
+            return self.while_loop(eqn, inputs, live)
+        computed = None if any(live) else folded(eqn, inputs)
+        if computed is not None:
+            return computed, [False] * len(computed)
+        refuse_dtypes(eqn)
         found = self.table.get(name)
         if found is None:
             raise OpError(
@@ -146,9 +171,9 @@ class _Replay:
         operands = [a if isinstance(a, Node) else const(a) for a in inputs]  # a literal: a weak constant
         result = build(*found, operands, params, "from_jax")
         results = list(result) if isinstance(result, tuple) else [result]
-        return [_as_jax_has_it(r, v, name) for r, v in zip(results, eqn.outvars)]
+        return [_as_jax_has_it(r, v, name) for r, v in zip(results, eqn.outvars)], [any(live)] * len(results)
 
-    def scan(self, params: dict, inputs: list) -> list:
+    def scan(self, params: dict, inputs: list, live: list[bool]) -> tuple[list, list[bool]]:
         """lax.scan unrolled: the body once per step, its outputs stacked along a new first axis."""
         body, consts_n, carry_n = params["jaxpr"], params["num_consts"], params["num_carry"]
         consts, carry, xs = (
@@ -156,20 +181,28 @@ class _Replay:
             inputs[consts_n : consts_n + carry_n],
             inputs[consts_n + carry_n :],
         )
+        consts_live, carry_live = live[:consts_n], live[consts_n : consts_n + carry_n]
+        xs_live = live[consts_n + carry_n :]
         length = params["length"]
         if length == 0:
             raise OpError("from_jax: a scan of length 0 is not supported")
         _check_steps("scan", length)
-        inner_consts = [const(np.asarray(c)) for c in body.consts]
-        steps: dict[int, list] = {}
-        for i in range(length - 1, -1, -1) if params["reverse"] else range(length):
-            sliced = [getitem(_node(x), (i,)) for x in xs]
-            outs = self.run(body.jaxpr, inner_consts, [*consts, *carry, *sliced])
-            carry, steps[i] = outs[:carry_n], outs[carry_n:]
+        inner_consts = [constant(c) for c in body.consts]
         count = len(body.jaxpr.outvars) - carry_n
-        return [*carry, *(stack([_node(steps[i][k]) for i in range(length)], 0) for k in range(count))]
+        steps: dict[int, list] = {}
+        ys_live = [False] * count
+        for i in range(length - 1, -1, -1) if params["reverse"] else range(length):
+            sliced = [_row(x, i, on) for x, on in zip(xs, xs_live)]
+            outs, outs_live = self.run(
+                body.jaxpr, inner_consts, [*consts, *carry, *sliced], [*consts_live, *carry_live, *xs_live]
+            )
+            carry, steps[i] = outs[:carry_n], outs[carry_n:]
+            carry_live = outs_live[:carry_n]
+            ys_live = [a or b for a, b in zip(ys_live, outs_live[carry_n:])]
+        ys = [_stacked([steps[i][k] for i in range(length)], ys_live[k]) for k in range(count)]
+        return [*carry, *ys], [*carry_live, *ys_live]
 
-    def while_loop(self, eqn, inputs: list) -> list:
+    def while_loop(self, eqn, inputs: list, live: list[bool]) -> tuple[list, list[bool]]:
         """lax.while_loop unrolled while its condition is a constant (a loop over a counter, as
         fori_loop writes it); a condition computed from the inputs has no closed form here."""
         p = eqn.params
@@ -180,21 +213,27 @@ class _Replay:
             inputs[cond_n : cond_n + body_n],
             inputs[cond_n + body_n :],
         )
-        cond_inner = [const(np.asarray(c)) for c in cond.consts]
-        body_inner = [const(np.asarray(c)) for c in body.consts]
+        cond_live, body_live = live[:cond_n], live[cond_n : cond_n + body_n]
+        carry_live = live[cond_n + body_n :]
+        cond_inner = [constant(c) for c in cond.consts]
+        body_inner = [constant(c) for c in body.consts]
         for _ in range(_MAX_STEPS + 1):
-            (go,) = self.run(cond.jaxpr, cond_inner, [*cond_consts, *carry])
+            (go,), (go_live,) = self.run(
+                cond.jaxpr, cond_inner, [*cond_consts, *carry], [*cond_live, *carry_live]
+            )
             value = go.value if isinstance(go, Const) else go if isinstance(go, bool | np.bool_) else None
-            if value is None:
+            if value is None or go_live:
                 raise OpError(
                     "from_jax: a while_loop whose condition depends on the inputs has no closed form "
                     "(loops over a counter, such as fori_loop's, are unrolled)"
                 )
             if not bool(value):
-                return carry
-            carry = self.run(body.jaxpr, body_inner, [*body_consts, *carry])
+                return carry, carry_live
+            carry, carry_live = self.run(
+                body.jaxpr, body_inner, [*body_consts, *carry], [*body_live, *carry_live]
+            )
         _check_steps("while_loop", _MAX_STEPS + 1)
-        return carry
+        return carry, carry_live
 
 
 _MAX_STEPS = 10_000  # loop steps unrolled at most (each a copy of the body in the graph)
@@ -211,16 +250,22 @@ def _node(value) -> Node:
     return value if isinstance(value, Node) else const(np.asarray(value))
 
 
-def _folded_integers(eqn, inputs: list) -> list | None:
-    """An equation on constants that makes integers or booleans (index arithmetic: the wrap of
-    negative indices, a cast), run by JAX itself; None for anything else (kept in the graph)."""
-    if not eqn.outvars or any(np.dtype(v.aval.dtype).kind not in "iub" for v in eqn.outvars):
-        return None
-    if any(isinstance(a, Node) and not isinstance(a, Const) for a in inputs):
-        return None
-    values = [np.asarray(a.value) if isinstance(a, Const) else a for a in inputs]
-    out = eqn.primitive.bind(*values, **eqn.params)
-    return [const(np.asarray(v)) for v in (out if eqn.primitive.multiple_results else [out])]
+def _row(xs, i: int, live: bool):
+    """Row ``i`` of a scanned array: a getitem node, or a constant where ``xs`` is one (a key too)."""
+    if live:
+        return getitem(_node(xs), (i,))
+    return const(np.asarray(xs.value)[i]) if isinstance(xs, Const) else xs[i]
+
+
+def _stacked(values: list, live: bool):
+    """One scan output's steps along a new first axis: a stack node, or a constant (keys too)."""
+    if live:
+        return stack([_node(v) for v in values], 0)
+    if is_key(getattr(values[0], "dtype", None)):
+        import jax.numpy as jnp
+
+        return jnp.stack(values)
+    return const(np.stack([np.asarray(v.value if isinstance(v, Const) else v) for v in values]))
 
 
 def _plain(value):
