@@ -40,6 +40,20 @@ def symbol_names(name: str, shape: tuple, plain_if_single: bool) -> list[str]:
     return [f"{base}{i + 1}" for i in range(size)]
 
 
+def short_parameter_names(variables: Sequence[Var]) -> dict[Var, str]:
+    """Parameters' names without the cell path they all share: MindSpore names a wrapped network's
+    ``z`` ``net.z``; a derivation shows ``z`` (and ``0.weight``, ``1.weight`` for ``net.0.weight``...)."""
+    params = [v for v in variables if v.param is not None]
+    paths = [v.display_name.split(".") for v in params]
+    if not paths:
+        return {}
+    shared = 0
+    while all(len(p) > shared + 1 and p[shared] == paths[0][shared] for p in paths):
+        shared += 1
+    names = {v: ".".join(p[shared:]) for v, p in zip(params, paths)}
+    return names if len(set(names.values())) == len(set(v.display_name for v in params)) else {}
+
+
 def variable_labels(variables: Sequence[Var]) -> dict[Var, tuple[str, list[str]]]:
     """Each variable's label and its elements' symbol names, every name used once.
 
@@ -50,10 +64,12 @@ def variable_labels(variables: Sequence[Var]) -> dict[Var, tuple[str, list[str]]
     """
     used: dict[str, int] = {}
     bases = {}
+    short = short_parameter_names(variables)
     for var in variables:
-        primes = used.get(var.display_name, 0)
-        used[var.display_name] = primes + 1
-        bases[var] = var.display_name + "'" * primes
+        name = short.get(var, var.display_name)
+        primes = used.get(name, 0)
+        used[name] = primes + 1
+        bases[var] = name + "'" * primes
     taken: set = set()
     labels = {}
     plain = [v for v in variables if len(symbol_names("v", v.shape, v.param is not None)) == 1]

@@ -12,7 +12,6 @@ from symgrad.tensor import Tensor, _to_array
 class Parameter(Tensor):
     """A named, updatable weight. In formulas it appears under its name."""
 
-    _auto_name = False  # True once a Cell named it after its attribute (then prefixes may follow)
     _node: Var  # a Parameter is a variable of the graph
 
     def __init__(self, default_input, name: str | None = None, requires_grad: bool = True, **_ignored):

@@ -2,7 +2,7 @@
 
 Each program is written once against ``ms`` (the library under test) and stores what it
 computed in ``result``. Runs where MindSpore is installed (pip install 'symgrad[mindspore]').
-Measured with MindSpore 2.10.0 on the CPU: all 48 programs agree. Integer indexing and ``x ** 3``
+Measured with MindSpore 2.10.0 on the CPU: all 50 programs agree. Integer indexing and ``x ** 3``
 are left out because MindSpore 2.10 itself fails on them under NumPy 2 in PyNative mode
 (so does grad with has_aux on a tuple output); indexing is covered by the guide's
 ``out[0][0]`` example, has_aux by MindSpore's documented example in test_api.py.
@@ -105,6 +105,34 @@ def fn(x, scale, bias):
     return ops.mul(norm(x, scale, bias, moving_mean, moving_var)[0], x).sum()
 grads = ops.grad(fn, (0, 1, 2))(x, scale, bias)
 result = (grads, moving_mean.value(), moving_var.value())
+""",
+    "batch_norm_in_a_cell_follows_the_parents_set_train": """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(2, momentum=0.5)
+    def construct(self, x):
+        return ops.mul(self.bn(x), x)
+net = Net().set_train()  # reaches the BatchNorm inside (MindSpore's add_flags_recursive)
+x = Tensor(np.array([[1.0, 3.0], [3.0, 5.0], [2.0, -1.0]], np.float32).reshape(3, 2, 1, 1))
+trained = (net(x), net.bn.moving_mean.value(), net.bn.moving_variance.value())
+net.set_train(False)
+result = (trained, net(x), ops.grad(lambda t: net(t).sum())(x))
+""",
+    "train_one_step_runs_the_network_once": """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(2, momentum=0.5)
+        self.w = Parameter(f32(1.0, 2.0), name="w")
+    def construct(self, x):
+        y = self.bn(ops.mul(x, ops.reshape(self.w, (1, 2, 1, 1))))
+        return ops.add(ops.mul(ops.square(ops.add(y, x)).sum(), f32(0.1)), ops.square(self.w).sum())
+x = Tensor(np.array([[1.0, 1.0], [3.0, 3.0]], np.float32).reshape(2, 2, 1, 1))
+net = Net()
+step = nn.TrainOneStepCell(net, nn.Momentum(net.trainable_params(), 0.1, 0.9), sens=2.0).set_train()
+losses = [step(x) for _ in range(2)]  # the moving mean moves once a step
+result = (losses, net.bn.moving_mean.value(), net.bn.moving_variance.value(), net.w.value(), net.bn.gamma.value())
 """,
     "softmax_cross_entropy_trains": """
 w0 = np.array([[0.2, -0.4, 0.1], [0.5, 0.3, -0.2], [-0.1, 0.2, 0.4]], np.float32)

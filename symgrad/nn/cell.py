@@ -13,18 +13,26 @@ from symgrad.parameter import Parameter
 class Cell:
     """Base class of networks; sub-cells and Parameters assigned as attributes are tracked."""
 
-    training: bool  # set_train() sets it; False until then, as in MindSpore
+    training: bool  # set_train() sets it on the cell and every sub-cell; False until then
+    requires_grad: bool  # set_grad() sets it (on this cell only, as MindSpore)
     _params: OrderedDict[str, Parameter]
     _cells: OrderedDict[str, Cell]
     _auto_prefix: bool
+    _flags: dict
+    _phase: str
 
-    def __init__(self, auto_prefix: bool = True, flags=None):
-        # auto_prefix: a sub-cell's Parameters are renamed "<attribute>.<name>" when it is assigned
+    def __init__(self, auto_prefix: bool = True, flags: dict | None = None):
+        # auto_prefix: a sub-cell's Parameters are renamed "<attribute>.<path>" when it is assigned
         # (MindSpore's wrappers, WithLossCell and TrainOneStepCell, leave their network's names alone)
         object.__setattr__(self, "_auto_prefix", auto_prefix)
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "_flags", {})
         object.__setattr__(self, "training", False)
+        object.__setattr__(self, "requires_grad", False)
+        object.__setattr__(self, "_phase", "train")
+        if flags:
+            self.add_flags(**flags)
 
     def _ensure_init(self) -> None:
         if "_params" not in self.__dict__:
@@ -36,16 +44,16 @@ class Cell:
     def __setattr__(self, name: str, value) -> None:
         if isinstance(value, Parameter):
             self._ensure_init()
-            if value.name == "Parameter":
-                value.name, value._auto_name = name, True
+            if value.name == "Parameter":  # no name given: the attribute's
+                value.name = name
             self._params[name] = value
         elif isinstance(value, Cell):
             self._ensure_init()
-            self._cells[name] = value
+            # MindSpore's update_parameters_name(name + "."): given names are prefixed too
             if self.__dict__.get("_auto_prefix", True):
                 for path, p in value.parameters_and_names():
-                    if getattr(p, "_auto_name", False) and p.name == path:
-                        p.name = f"{name}.{path}"
+                    p.name = f"{name}.{path}"
+            self._cells[name] = value
         object.__setattr__(self, name, value)
         observed.note_state_change()
 
@@ -63,18 +71,22 @@ class Cell:
     ) -> Iterator[tuple[str, Parameter]]:
         """(qualified name, Parameter) pairs, each Parameter once."""
         seen: set[int] = set()
-        for prefix, cell in self.cells_and_names(name_prefix):
+        cells = self.cells_and_names(name_prefix=name_prefix) if expand else iter([(name_prefix, self)])
+        for prefix, cell in cells:
             for attr, p in cell._params.items():
                 if id(p) not in seen:
                     seen.add(id(p))
                     yield (f"{prefix}.{attr}" if prefix else attr), p
-            if not expand:
-                break
 
-    def cells_and_names(self, cell_prefix: str = "") -> Iterator[tuple[str, Cell]]:
-        yield cell_prefix, self
+    def cells_and_names(self, cells: set | None = None, name_prefix: str = "") -> Iterator[tuple[str, Cell]]:
+        """(qualified name, Cell) pairs of this cell and its sub-cells, each Cell once."""
+        seen = set() if cells is None else cells
+        if id(self) in seen:
+            return
+        seen.add(id(self))
+        yield name_prefix, self
         for name, cell in self._cells.items():
-            yield from cell.cells_and_names(f"{cell_prefix}.{name}" if cell_prefix else name)
+            yield from cell.cells_and_names(seen, f"{name_prefix}.{name}" if name_prefix else name)
 
     def get_parameters(self, expand: bool = True) -> Iterator[Parameter]:
         for _, p in self.parameters_and_names(expand=expand):
@@ -94,11 +106,26 @@ class Cell:
     def cells(self) -> list[Cell]:
         return list(self._cells.values())
 
+    @property
+    def phase(self) -> str:
+        """``"train"``, or ``"predict"`` after ``set_train(False)`` (this cell only, as MindSpore)."""
+        return self.__dict__.get("_phase", "train")
+
+    @phase.setter
+    def phase(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise TypeError(f"Cell.phase must be a str, got {type(value).__name__}")
+        object.__setattr__(self, "_phase", value)
+
     def set_train(self, mode: bool = True) -> Cell:
-        object.__setattr__(self, "training", mode)
-        return self
+        """Training mode (``mode``) for this cell and every sub-cell, as MindSpore's
+        ``add_flags_recursive(training=mode)``; cells added later keep their own."""
+        object.__setattr__(self, "_phase", "train" if mode else "predict")
+        return self.add_flags_recursive(training=mode)
 
     def set_grad(self, requires_grad: bool = True) -> Cell:
+        """MindSpore's flag for building the backward graph (this cell only); symgrad needs none."""
+        object.__setattr__(self, "requires_grad", requires_grad)
         return self
 
     def set_inputs(self, *inputs) -> None:
@@ -106,14 +133,20 @@ class Cell:
         object.__setattr__(self, "inputs_declared", inputs)
 
     def add_flags(self, **flags) -> Cell:
-        """Attach MindSpore compilation flags (recorded, no effect on symgrad's graphs)."""
+        """Set ``flags`` as attributes of this cell and record them (``get_flags()``), as MindSpore."""
         self.__dict__.setdefault("_flags", {}).update(flags)
+        self.__dict__.update(flags)
+        observed.note_state_change()
         return self
 
     def add_flags_recursive(self, **flags) -> Cell:
+        """``add_flags`` on this cell and every sub-cell."""
         for _, cell in self.cells_and_names():
             cell.add_flags(**flags)
         return self
+
+    def get_flags(self) -> dict:
+        return self.__dict__.setdefault("_flags", {})
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{n}={type(c).__name__}" for n, c in self._cells.items())

@@ -13,10 +13,10 @@ from symgrad.parameter import Parameter
 
 
 class _BatchNorm(Cell):
-    """Per-channel ``gamma * (x - mean) / sqrt(var + eps) + beta``. In training (``set_train()``)
-    the batch's statistics are used and differentiated, and the moving ones are updated with
-    ``momentum * moving + (1 - momentum) * batch`` (the unbiased variance), as MindSpore does;
-    otherwise (a new Cell's default) the moving statistics are used."""
+    """Per-channel ``gamma * (x - mean) / sqrt(var + eps) + beta``. In training (``set_train()`` on
+    it or on a cell that holds it) the batch's statistics are used and differentiated, and the
+    moving ones are updated with ``momentum * moving + (1 - momentum) * batch`` (the unbiased
+    variance), as MindSpore does; otherwise (a new Cell's default) the moving statistics are used."""
 
     ranks: tuple[int, ...] = ()
 
