@@ -9,6 +9,7 @@
 - :mod:`symgrad.pinn.training`: Adam ``train`` with wall-time caps, early stops, callbacks, loss
   balancing by gradient norms and a non-finite guard; :mod:`symgrad.pinn.causal`: ``CausalLoss``
   (causal weights over time slabs); :mod:`symgrad.pinn.checkpoints` (atomic) and :mod:`symgrad.pinn.plots`.
+- :mod:`symgrad.pinn.solve`: ``solve``, one entry point that picks and chains the methods below.
 - :mod:`symgrad.pinn.lbfgs`: L-BFGS by SciPy's L-BFGS-B on the flat weights;
   :mod:`symgrad.pinn.levenberg_marquardt`: damped Gauss-Newton steps from the residuals' Jacobians.
 - :mod:`symgrad.pinn.conditions`: Dirichlet, Neumann, Robin (outward normals), periodic, initial and
@@ -49,9 +50,12 @@ from symgrad.pinn.problems import (
     Problem,
 )
 from symgrad.pinn.residual_loss import ResidualLoss, fast_backend, predict
+from symgrad.pinn.solve import Solution, solve
 from symgrad.pinn.training import History, NonFiniteLoss, TrainState, every, train, weighted_terms
 
 __all__ = [
+    "Solution",
+    "solve",
     "Difference",
     "Intersection",
     "Polygon",

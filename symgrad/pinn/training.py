@@ -125,6 +125,21 @@ class _Weighted:
     def name(self) -> str:
         return str(getattr(self.term, "name", "term"))
 
+    @property
+    def jacobian(self) -> Callable | None:
+        """The wrapped term's scaled residuals and Jacobian times sqrt(weight) (for
+        Levenberg-Marquardt), or None where the term has none."""
+        inner = getattr(self.term, "jacobian", None)
+        if not callable(inner):
+            return None
+        scale = math.sqrt(self.weight)
+
+        def weighted(*points):
+            r, jac = inner(*points)
+            return scale * r, scale * jac
+
+        return weighted
+
     def __call__(self, *points):
         value, grads = self.term(*points)
         self.last_terms = [self.weight * v for v in getattr(self.term, "last_terms", None) or [value]]
