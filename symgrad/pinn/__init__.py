@@ -1,7 +1,8 @@
 """Physics-informed networks: losses compiled to kernels, optimizers, domains, reference problems.
 
 - :mod:`symgrad.pinn.networks`: ``MLP``, ``ModifiedMLP`` and ``ResidualMLP`` of any inputs and outputs
-  (random weight factorization as an option), Fourier and periodic input embeddings; any ``nn.Cell`` or function with Parameters is a network too.
+  (random weight factorization as an option), Fourier and periodic input embeddings;
+  :mod:`symgrad.pinn.fourier_networks`: multi-scale Fourier feature networks (DeepXDE's MsFFN, STMsFFN); any ``nn.Cell`` or function with Parameters is a network too.
 - :mod:`symgrad.pinn.residual_loss`: ``ResidualLoss`` (one term, or one per component of a system;
   ``backend="auto"``: NumPy at once, C compiled in the background), ``predict``; ``laplacian``
   (``symgrad.laplacian``, one forward-Laplacian sweep) and ``derivatives`` (u_x, u_xx, u_xxx.. by
@@ -32,6 +33,7 @@ from symgrad.pinn.causal import CausalLoss
 from symgrad.pinn.checkpoints import load_checkpoint, save_checkpoint
 from symgrad.pinn.conditions import Condition, dirichlet, initial, neumann, observations, periodic, robin
 from symgrad.pinn.csg import Difference, Intersection, Union
+from symgrad.pinn.fourier_networks import MultiScaleFourierMLP, SpatioTemporalFourierMLP
 from symgrad.pinn.geometry import Box, Disk, Interval, Rectangle, SpaceTime, TimeDomain
 from symgrad.pinn.lbfgs import LbfgsResult, flatten, lbfgs, unflatten
 from symgrad.pinn.levenberg_marquardt import LevenbergMarquardtResult, levenberg_marquardt
@@ -54,6 +56,8 @@ from symgrad.pinn.solve import Solution, solve
 from symgrad.pinn.training import History, NonFiniteLoss, TrainState, every, train, weighted_terms
 
 __all__ = [
+    "MultiScaleFourierMLP",
+    "SpatioTemporalFourierMLP",
     "Solution",
     "solve",
     "Difference",
