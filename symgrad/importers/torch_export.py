@@ -4,9 +4,11 @@
 ``torch.no_grad`` blocks are still visible); where it cannot (``torch.func`` transforms inside),
 ``make_fx`` traces the functionalized program below autograd. Each op is found in the op table by its ATen
 spelling (``OpDef.imports``); an op without one is decomposed by PyTorch's own core-ATen
-decompositions and its pieces are imported the same way. The result is an ``nn.Cell`` whose
-Parameters are the module's, under their PyTorch names, so ``grad``, ``explain``, closed
-forms, kernels and ``verify`` work on it as on any symgrad network.
+decompositions and its pieces are imported the same way. An op computed from constants alone (index
+arithmetic, ``iota``, a literal's conversions) is run by PyTorch itself and becomes a constant, so
+indices built that way (padding, interpolation, loss targets) are constant indices. The result is an
+``nn.Cell`` whose Parameters are the module's, under their PyTorch names, so ``grad``, ``explain``,
+closed forms, kernels and ``verify`` work on it as on any symgrad network.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import inspect
 import operator
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +26,7 @@ import numpy as np
 
 from symgrad.autodiff.tracing import input_names
 from symgrad.core.families.conversion import cast
+from symgrad.core.families.structural import constant_value
 from symgrad.core.graph import Node, const
 from symgrad.core.registry import imports_of, make_node
 from symgrad.errors import OpError
@@ -247,7 +250,7 @@ class TorchProgram(Cell):
                 )
             env[placeholder] = cast(x._node, dtype)
         env.update({p: t._node for p, t in self._bound.items()})
-        outputs = self._replay.run(self._graph, env)
+        outputs = self._replay.run(self._graph, env, {placeholder for placeholder, *_ in self._inputs})
         context = merge_env(*tensors, *self._bound.values())
         wrapped = [Tensor._wrap(n, context) for n in outputs]
         return wrapped[0] if len(wrapped) == 1 else tuple(wrapped)
@@ -261,22 +264,29 @@ class _Replay:
         self.table = imports_of("aten")
         self.decomposed: dict = {}  # (op, argument signature) -> decomposed graph module
 
-    def run(self, module, env: dict) -> list[Node]:
-        """``module``'s outputs, its placeholders bound by name in ``env``."""
+    def run(self, module, env: dict, inputs: Collection[str] = ()) -> list[Node]:
+        """``module``'s outputs, its placeholders bound by name in ``env``; ``inputs`` names those
+        that hold the program's inputs (what is computed from them is never run as a constant,
+        even when a call gives them concrete values)."""
         values: dict = {}
+        live: set = set()  # the graph's nodes computed from the inputs
         for n in module.graph.nodes:
             if n.op == "placeholder":
                 values[n] = env[n.name]
+                if n.name in inputs:
+                    live.add(n)
             elif n.op == "get_attr":  # a sub-graph, or a tensor the program closes over
                 attr = getattr(module, n.target)
                 values[n] = const(_numpy(attr)) if isinstance(attr, self.torch.Tensor) else attr
             elif n.op == "call_function":
-                values[n] = self.call(n, values)
+                if any(a in live for a in n.all_input_nodes):
+                    live.add(n)
+                values[n] = self.call(n, values, live)
             elif n.op == "output":
                 return list(self.torch.utils._pytree.tree_leaves(_substitute(n.args[0], values)))
         raise OpError("from_torch: the exported graph has no output")
 
-    def call(self, n, values):
+    def call(self, n, values: dict, live: set):
         target = n.target
         args, kwargs = _substitute(n.args, values), _substitute(n.kwargs, values)
         args, kwargs = self._convert(args), self._convert(kwargs)
@@ -288,7 +298,9 @@ class _Replay:
             return target(*args)  # arithmetic on sizes (a boolean mask's count), known numbers here
         if target is self.torch.ops.higher_order.wrap_with_set_grad_enabled:
             enabled, body, *inner = args
-            outs = self.run(body, {p.name: a for p, a in zip(_placeholders(body), inner)})
+            holders = _placeholders(body)
+            within = {p.name for p, a in zip(holders, n.args[2:]) if a in live}
+            outs = self.run(body, {p.name: a for p, a in zip(holders, inner)}, within)
             return tuple(outs if enabled else [make_node("stop_gradient", (o,)) for o in outs])
         # prims (PyTorch's primitives, which some decompositions emit) share ATen's names for these ops
         if not isinstance(target, self.torch._ops.OpOverload) or target.namespace not in ("aten", "prims"):
@@ -305,10 +317,46 @@ class _Replay:
                 return None
             packet = packet.removesuffix("_")
         found = self.table.get(f"{packet}.{overload}") or self.table.get(packet)
+        if n not in live and self._on_constants(n, target, values, found is None):
+            return self._folded(n, target, values)
         if found is None:
-            return self._decomposed(n, target, values)
+            return self._decomposed(n, target, values, live)
         node = build(*found, args, kwargs, "from_torch")
         return _as_torch_has_it(node, n, f"aten.{packet}.{overload}")
+
+    def _on_constants(self, n, target, values: dict, rowless: bool) -> bool:
+        """Whether ``n``, computed from no input, is a constant: its tensors are all constants (index
+        arithmetic, a literal's conversions), or it has none and no row (``prims.iota``); random
+        ops are not."""
+        if self.torch.Tag.nondeterministic_seeded in target.tags:
+            return False
+        inputs = [values[t] for t in n.all_input_nodes]
+        if not any(isinstance(v, Node) for v in inputs):
+            return rowless and not inputs
+        return all(
+            isinstance(v, int | float | bool) or isinstance(v, Node) and constant_value(v) is not None
+            for v in inputs
+        )
+
+    def _folded(self, n, target, values: dict):
+        """``n`` run by PyTorch itself on its constant inputs, each in the dtype PyTorch records."""
+        torch = self.torch
+
+        def concrete(t):
+            v = values[t]
+            if not isinstance(v, Node):
+                return v
+            val, value = t.meta.get("val"), np.asarray(constant_value(v))
+            dtype = _dtype(val.dtype) if isinstance(val, torch.Tensor) else v.dtype or value.dtype
+            return torch.as_tensor(value.astype(dtype))
+
+        args, kwargs = torch.fx.node.map_arg((n.args, n.kwargs), concrete)
+        kwargs = {k: None if k == "device" else v for k, v in kwargs.items()}  # computed here, on the CPU
+        with _quiet_torch():
+            out = target(*args, **kwargs)
+        return torch.utils._pytree.tree_map(
+            lambda v: const(_numpy(v)) if isinstance(v, torch.Tensor) else v, out
+        )
 
     def _convert(self, value):
         """torch constants as symgrad's: tensors as constants, dtypes as NumPy dtypes."""
@@ -323,7 +371,7 @@ class _Replay:
             return {k: self._convert(v) for k, v in value.items()}
         return value
 
-    def _decomposed(self, n, target, values):
+    def _decomposed(self, n, target, values: dict, live: set):
         """An op without a row: PyTorch's core-ATen decomposition of it, imported op by op."""
         torch = self.torch
         tensors = list(dict.fromkeys(n.all_input_nodes))
@@ -366,9 +414,10 @@ class _Replay:
                 [i for i, spec in enumerate(specs) if spec.kind.name == "USER_OUTPUT"],
             )
         graph, results = self.decomposed[key]
-        env = {p.name: values[t] for p, t in zip(_placeholders(graph), tensors)}
+        holders = _placeholders(graph)
+        env = {p.name: values[t] for p, t in zip(holders, tensors)}
         try:
-            everything = self.run(graph, env)
+            everything = self.run(graph, env, {p.name for p, t in zip(holders, tensors) if t in live})
             outs = [everything[i] for i in results]
         except _Unsupported as e:  # name the program's own op, and the piece of it with no row
             raise self._unsupported(e.op, e.why, within=str(target)) from None
@@ -441,10 +490,11 @@ def _dtype(torch_dtype) -> np.dtype:
 
 @contextlib.contextmanager
 def _quiet_torch():
-    """PyTorch's own deprecation notices from inside its tracers are not the user's to act on."""
+    """PyTorch's own notices from inside its tracers are not the user's to act on (some are raised as
+    a tracer's with-block ends, from contextlib: an RNN's weights assigned during export)."""
     with warnings.catch_warnings():
         for category in (FutureWarning, DeprecationWarning, UserWarning):
-            warnings.filterwarnings("ignore", category=category, module=r"(torch|copyreg)")
+            warnings.filterwarnings("ignore", category=category, module=r"(torch|copyreg|contextlib)")
         yield
 
 

@@ -11,8 +11,21 @@ import math
 import numpy as np
 import sympy
 
-from symgrad.core.families.structural import concatenate, getitem, normalize_index, reshape, stack, transpose
-from symgrad.core.graph import Const, Node
+from symgrad.core.families.structural import (
+    broadcast_to,
+    concatenate,
+    fold,
+    getitem,
+    normalize_index,
+    padded,
+    per_axis,
+    reduce_sum,
+    reshape,
+    stack,
+    transpose,
+    windows,
+)
+from symgrad.core.graph import Const, Node, const
 from symgrad.core.registry import (
     CONTRACTION,
     CUSTOM,
@@ -169,109 +182,149 @@ def _lax_dot_general(a: Node, b: Node, dimension_numbers) -> Node:
     return reshape(stack(products, 0), batch + free_a + free_b)
 
 
-def conv2d(x: Node, w: Node, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups: int = 1) -> Node:
-    """A 2-D convolution (cross-correlation, NCHW): ``x`` (N, C, H, W), ``w`` (O, C / groups, kh, kw).
+def convolution(x: Node, w: Node, stride, padding, dilation, groups: int = 1, display: str = "Conv") -> Node:
+    """An N-d convolution (cross-correlation, channels first): ``x`` (N, C, *spatial), ``w``
+    (O, C / groups, *kernel); ``padding`` is one (before, after) pair of zeros per spatial axis.
 
-    ``padding`` is (top, bottom, left, right) zeros. Written with table ops, as one matrix product
-    per kernel tap: w[:, :, i, j] (O, C) times the (C, N * Ho * Wo) window of ``x`` it meets,
-    summed over taps, so its derivatives (a transposed convolution for x, a correlation of x
-    with the output's cotangent for w) and every backend come from those ops.
+    Written with table ops, as one matrix product per kernel tap: the tap of ``w`` (O, C) times the
+    (C, N * outputs) window of ``x`` it meets, summed over taps, so its derivatives (a transposed
+    convolution for x, a correlation of x with the output's cotangent for w) and every backend
+    come from those ops.
     """
+    (n, c, *_), (o, cg, *kernel) = x.shape, w.shape
+    if c != cg * groups or o % groups:
+        raise OpError(
+            f"{display}: x has {c} channels and weight {w.shape}: in channels must be weight.shape[1] * groups "
+            f"({cg} * {groups}) and out channels a multiple of groups"
+        )
+    x = padded(x, [(0, 0), (0, 0), *padding])
+    sizes = x.shape[2:]
+    out = tuple((m - d * (k - 1) - 1) // s + 1 for m, k, s, d in zip(sizes, kernel, stride, dilation))
+    if min(out) < 1:
+        raise OpError(
+            f"{display}: a {'x'.join(map(str, kernel))} kernel (dilation {tuple(dilation)}) does not fit the "
+            f"padded input {'x'.join(map(str, sizes))}"
+        )
+    og, axes = o // groups, tuple(range(2, 2 + len(out)))
+    per_group: list[Node | None] = [None] * groups
+    for tap, window in windows(x, kernel, stride, dilation, out):
+        for g in range(groups):
+            group = getitem(window, (slice(None), slice(g * cg, (g + 1) * cg)))
+            columns = reshape(transpose(group, (1, 0, *axes)), (cg, n * math.prod(out)))
+            term = matmul(getitem(w, (slice(g * og, (g + 1) * og), slice(None), *tap)), columns)
+            total = per_group[g]
+            per_group[g] = term if total is None else apply("add", total, term)
+    rows = [r for r in per_group if r is not None]  # every group has a term per tap
+    return transpose(reshape(rows[0] if groups == 1 else concatenate(rows, 0), (o, n, *out)), (1, 0, *axes))
+
+
+def conv2d(x: Node, w: Node, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups: int = 1) -> Node:
+    """A 2-D convolution (NCHW, ``w`` OIHW) with ``padding`` (top, bottom, left, right) zeros."""
     if x.ndim != 4 or w.ndim != 4:
         raise OpError(
             f"Conv2D: x and weight must have rank 4 (NCHW, OIHW), got shapes {x.shape} and {w.shape}"
         )
-    (n, c, height, width), (o, cg, kh, kw) = x.shape, w.shape
-    if c != cg * groups or o % groups:
-        raise OpError(
-            f"Conv2D: x has {c} channels and weight {w.shape}: in channels must be weight.shape[1] * groups "
-            f"({cg} * {groups}) and out channels a multiple of groups"
-        )
     top, bottom, left, right = padding
-    if any(padding):
-        height, width = height + top + bottom, width + left + right
-        index = (slice(None), slice(None), slice(top, top + x.shape[2]), slice(left, left + x.shape[3]))
-        shape = (n, c, height, width)
-        x = make_node("scatter", (x,), (normalize_index(shape, index), shape))
-    (sh, sw), (dh, dw) = stride, dilation
-    out_h, out_w = (height - dh * (kh - 1) - 1) // sh + 1, (width - dw * (kw - 1) - 1) // sw + 1
-    if out_h < 1 or out_w < 1:
-        raise OpError(
-            f"Conv2D: a {kh}x{kw} kernel (dilation {dilation}) does not fit the padded input {height}x{width}"
-        )
-    og = o // groups
-    per_group = []
-    for g in range(groups):
-        taps = []
-        for i in range(kh):
-            for j in range(kw):
-                window = getitem(
-                    x,
-                    (slice(None), slice(g * cg, (g + 1) * cg),
-                     slice(i * dh, i * dh + (out_h - 1) * sh + 1, sh), slice(j * dw, j * dw + (out_w - 1) * sw + 1, sw)),
-                )  # fmt: skip
-                columns = reshape(transpose(window, (1, 0, 2, 3)), (cg, n * out_h * out_w))
-                taps.append(matmul(getitem(w, (slice(g * og, (g + 1) * og), slice(None), i, j)), columns))
-        total = taps[0]
-        for tap in taps[1:]:
-            total = apply("add", total, tap)
-        per_group.append(total)
-    rows = per_group[0] if groups == 1 else concatenate(per_group, 0)
-    return transpose(reshape(rows, (o, n, out_h, out_w)), (1, 0, 2, 3))
+    return convolution(x, w, stride, ((top, bottom), (left, right)), dilation, groups, "Conv2D")
 
 
-def conv_transpose2d(x: Node, w: Node, stride=(1, 1), padding=(0, 0), dilation=(1, 1), output_padding=(0, 0),
-                     groups: int = 1) -> Node:  # fmt: skip
-    """The transposed 2-D convolution (PyTorch's ``conv_transpose2d``; NCHW, ``w`` (C, O / groups, kh, kw)):
-    each input pixel times each kernel tap, added at ``stride * pixel + dilation * tap``, then
-    ``padding`` cropped from each side. One matrix product and one scatter per tap, so its derivatives
-    (a convolution for x, a correlation for w) come from those ops."""
-    if x.ndim != 4 or w.ndim != 4 or x.shape[1] != w.shape[0] or x.shape[1] % groups:
+def convolution_transpose(x: Node, w: Node, stride, padding, dilation, output_padding, groups: int = 1,
+                          display: str = "ConvTranspose") -> Node:  # fmt: skip
+    """The transposed N-d convolution (PyTorch's ``conv_transpose``; ``x`` (N, C, *spatial), ``w``
+    (C, O / groups, *kernel)): each input element times each kernel tap, added at ``stride * position
+    + dilation * tap``, then ``padding`` cropped from each side. One matrix product and one scatter
+    per tap, so its derivatives (a convolution for x, a correlation for w) come from those ops."""
+    if x.ndim != w.ndim or x.ndim < 3 or x.shape[1] != w.shape[0] or x.shape[1] % groups:
         raise OpError(
-            f"ConvTranspose2D: x {x.shape} and weight {w.shape}: need NCHW and (C, O / groups, kh, kw) with C "
-            f"= x.shape[1] divisible by groups = {groups}"
+            f"{display}: x {x.shape} and weight {w.shape}: need (N, C, *spatial) and (C, O / groups, *kernel) "
+            f"with C = x.shape[1] divisible by groups = {groups}"
         )
-    (n, c, height, width), (_, og, kh, kw) = x.shape, w.shape
-    (sh, sw), (dh, dw), (ph, pw), (oh, ow) = stride, dilation, padding, output_padding
-    full = (n, og, (height - 1) * sh + dh * (kh - 1) + 1 + oh, (width - 1) * sw + dw * (kw - 1) + 1 + ow)
+    (n, c, *spatial), (_, og, *kernel) = x.shape, w.shape
+    axes = tuple(range(2, x.ndim))
+    full = (n, og, *((m - 1) * s + d * (k - 1) + 1 + e
+                     for m, k, s, d, e in zip(spatial, kernel, stride, dilation, output_padding)))  # fmt: skip
     cg = c // groups
     per_group = []
     for g in range(groups):
         group = getitem(x, (slice(None), slice(g * cg, (g + 1) * cg)))
-        columns = reshape(transpose(group, (1, 0, 2, 3)), (cg, n * height * width))
+        columns = reshape(transpose(group, (1, 0, *axes)), (cg, n * math.prod(spatial)))
         total = None
-        for i in range(kh):
-            for j in range(kw):
-                tap = transpose(getitem(w, (slice(g * cg, (g + 1) * cg), slice(None), i, j)), (1, 0))
-                piece = transpose(reshape(matmul(tap, columns), (og, n, height, width)), (1, 0, 2, 3))
-                at = (slice(None), slice(None), slice(i * dh, i * dh + (height - 1) * sh + 1, sh),
-                      slice(j * dw, j * dw + (width - 1) * sw + 1, sw))  # fmt: skip
-                placed = make_node("scatter", (piece,), (normalize_index(full, at), full))
-                total = placed if total is None else apply("add", total, placed)
+        for tap in np.ndindex(*kernel):
+            weights = transpose(getitem(w, (slice(g * cg, (g + 1) * cg), slice(None), *tap)), (1, 0))
+            piece = transpose(reshape(matmul(weights, columns), (og, n, *spatial)), (1, 0, *axes))
+            at = (slice(None), slice(None), *(slice(t * d, t * d + (m - 1) * s + 1, s)
+                                              for t, d, m, s in zip(tap, dilation, spatial, stride)))  # fmt: skip
+            placed = make_node("scatter", (piece,), (normalize_index(full, at), full))
+            total = placed if total is None else apply("add", total, placed)
         assert total is not None  # a kernel has at least one tap
         per_group.append(total)
-    out = per_group[0] if groups == 1 else concatenate(per_group, 1)
-    out_h, out_w = full[2] - 2 * ph, full[3] - 2 * pw
-    if out_h < 1 or out_w < 1:
+    result = per_group[0] if groups == 1 else concatenate(per_group, 1)
+    out = tuple(m - 2 * p for m, p in zip(full[2:], padding))
+    if min(out) < 1:
         raise OpError(
-            f"ConvTranspose2D: padding {padding} leaves no output of the {full[2]}x{full[3]} result"
+            f"{display}: padding {tuple(padding)} leaves no output of the {'x'.join(map(str, full[2:]))} result"
         )
-    return getitem(out, (slice(None), slice(None), slice(ph, ph + out_h), slice(pw, pw + out_w)))
+    return getitem(result, (slice(None), slice(None), *(slice(p, p + m) for p, m in zip(padding, out))))
+
+
+def conv_transpose2d(x: Node, w: Node, stride=(1, 1), padding=(0, 0), dilation=(1, 1), output_padding=(0, 0),
+                     groups: int = 1) -> Node:  # fmt: skip
+    """The transposed 2-D convolution (NCHW, ``w`` (C, O / groups, kh, kw))."""
+    if x.ndim != 4 or w.ndim != 4:
+        raise OpError(f"ConvTranspose2D: x {x.shape} and weight {w.shape} must have rank 4")
+    return convolution_transpose(x, w, stride, padding, dilation, output_padding, groups, "ConvTranspose2D")
 
 
 def _aten_convolution(x, w, bias, stride, padding, dilation, transposed, output_padding, groups) -> Node:
-    """aten.convolution, 2-D: conv2d with PyTorch's symmetric padding (or its transpose), plus bias."""
-    if x.ndim != 4:
-        raise OpError(f"aten.convolution: only 2-D convolutions (NCHW input) have a row; input {x.shape}")
+    """aten.convolution, 1-D, 2-D or 3-D (or more): with PyTorch's symmetric padding, or transposed; plus bias."""
+    dims = x.ndim - 2
+    if dims < 1 or w.ndim != x.ndim:
+        raise OpError(
+            f"aten.convolution: input {x.shape} and weight {w.shape} need a batch and a channel axis"
+        )
+    stride, padding, dilation = per_axis(stride, dims), per_axis(padding, dims), per_axis(dilation, dims)
     if transposed:
-        out = conv_transpose2d(
-            x, w, tuple(stride), tuple(padding), tuple(dilation), tuple(output_padding), groups
+        out = convolution_transpose(
+            x, w, stride, padding, dilation, per_axis(output_padding, dims), groups, f"ConvTranspose{dims}D"
         )
     else:
-        out = conv2d(
-            x, w, tuple(stride), (padding[0], padding[0], padding[1], padding[1]), tuple(dilation), groups
-        )
-    return out if bias is None else apply("add", out, reshape(bias, (1, -1, 1, 1)))
+        out = convolution(x, w, stride, [(p, p) for p in padding], dilation, groups, f"Conv{dims}D")
+    return out if bias is None else apply("add", out, reshape(bias, (1, -1, *(1,) * dims)))
+
+
+def _batched_product(a: Node, b: Node) -> Node:
+    """a @ b over the last two axes, for each index of the leading (batch) axes, broadcast."""
+    batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+    a, b = (broadcast_to(t, batch + t.shape[-2:]) for t in (a, b))
+    axes = tuple(range(len(batch)))
+    return _lax_dot_general(a, b, (((a.ndim - 1,), (b.ndim - 2,)), (axes, axes)))
+
+
+def _aten_scaled_dot_product_attention(q: Node, k: Node, v: Node, attn_mask=None, dropout_p: float = 0.0,
+                                       is_causal: bool = False, scale=None, enable_gqa: bool = False) -> Node:  # fmt: skip
+    """aten.scaled_dot_product_attention: softmax(q kᵀ scale + mask) v over the last two axes, scale
+    1 / sqrt(q.shape[-1]) by default; a boolean mask (and ``is_causal``'s lower triangle) keeps the
+    scores where it is True (elsewhere -inf). The softmax's shift by the row's largest score is
+    held constant: it changes no value and no derivative."""
+    if dropout_p:
+        raise OpError(f"aten.scaled_dot_product_attention: dropout_p={dropout_p} (random) has no row; use 0")
+    if enable_gqa and q.shape[-3] != k.shape[-3]:
+        raise OpError("aten.scaled_dot_product_attention: grouped-query attention (enable_gqa) has no row")
+    factor = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = apply(
+        "mul", _batched_product(q, transpose(k, (*range(k.ndim - 2), k.ndim - 1, k.ndim - 2))), factor
+    )
+    masks = [const(np.tril(np.ones(scores.shape[-2:], bool)))] if is_causal else []
+    if attn_mask is not None and attn_mask.dtype == np.dtype(bool):
+        masks.append(attn_mask)
+    elif attn_mask is not None:
+        scores = apply("add", scores, attn_mask)
+    for mask in masks:
+        scores = apply("select", mask, scores, -math.inf)
+    shift = apply("stop_gradient", fold(scores, (scores.ndim - 1,), True, "maximum"))
+    exps = apply("exp", apply("sub", scores, shift))
+    weights = apply("div", exps, reduce_sum(exps, (exps.ndim - 1,), True))
+    return _batched_product(weights, v)
 
 
 register(
@@ -302,6 +355,7 @@ register(
             aten("addmm", _aten_addmm),
             aten("bmm", _aten_bmm),
             aten("convolution", _aten_convolution),
+            aten("scaled_dot_product_attention", _aten_scaled_dot_product_attention),
             lax("dot_general", _lax_dot_general),
         ),
     )

@@ -1,5 +1,9 @@
-"""Ops whose derivative is zero: sign, heaviside, floor_div, comparisons (==, !=, <, <=, >, >=), stop_gradient,
-pow2_scale.
+"""Ops whose derivative is zero: sign, rounding (floor, ceil, round), heaviside, floor_div, comparisons
+(==, !=, <, <=, >, >=), stop_gradient, pow2_scale.
+
+Rounding is piecewise constant: its derivative is zero wherever it exists, and zero at the jumps too,
+as PyTorch and JAX take it (so a straight-through estimator ``x + stop_gradient(round(x) - x)`` has
+derivative 1). ``round`` rounds half to even, as NumPy, PyTorch and JAX do.
 
 ``stop_gradient`` is an ordinary op with a zero rule: its value is its argument,
 and both sweeps stop at it, which removes its branch from every derivative.
@@ -18,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
+from symgrad.core.graph import Node
 from symgrad.core.registry import (
     NONDIFF,
     Api,
@@ -83,6 +88,57 @@ _nondiff(
 _nondiff(
     "sign", "Sign", 1, sympy.sign,
     numpy="np.sign({0})", c="(({0} > 0) - ({0} < 0))", mindspore="ops.sign({0})", imports=(aten("sign"), lax("sign")),
+)  # fmt: skip
+
+
+def _rounded(name: str):
+    """ATen's and JAX's rounding ops: the row ``name``; integers are already whole (PyTorch returns them)."""
+    return lambda x: x if x.dtype is not None and x.dtype.kind in "biu" else apply(name, x)
+
+
+def _round_half_even(x):
+    """The nearest integer to ``x``, the even one on a tie (k + 1/2)."""
+    nearest = sympy.floor(x + sympy.Rational(1, 2))
+    tie = sympy.And(sympy.Eq(x + sympy.Rational(1, 2), nearest), sympy.Eq(sympy.Mod(nearest, 2), 1))
+    return sympy.Piecewise((nearest - 1, tie), (nearest, True))
+
+
+def _aten_round_decimals(x: Node, decimals: int = 0) -> Node:
+    """aten.round.decimals: to ``decimals`` places, computed as PyTorch does (scaled by 10^|decimals|)."""
+    scale = 10.0 ** abs(decimals)
+    if decimals < 0:
+        return apply("mul", apply("round", apply("div", x, scale)), scale)
+    return apply("div", apply("round", apply("mul", x, scale)), scale)
+
+
+def _lax_round(x: Node, rounding_method=1) -> Node:
+    """lax.round: half to even (method 1, jnp.round's), or half away from zero (method 0)."""
+    if int(rounding_method) == 1:
+        return apply("round", x)
+    return apply("mul", apply("sign", x), apply("floor", apply("add", apply("abs", x), 0.5)))
+
+
+def _trunc(x: Node) -> Node:
+    """Rounding toward zero: sign(x) floor(|x|)."""
+    if x.dtype is not None and x.dtype.kind in "biu":
+        return x
+    return apply("mul", apply("sign", x), apply("floor", apply("abs", x)))
+
+
+_nondiff(
+    "floor", "Floor", 1, sympy.floor,
+    numpy="np.floor({0})", c="floor({0})", mindspore="ops.floor({0})",
+    imports=(aten("floor", _rounded("floor")), aten("trunc", _trunc), aten("fix", _trunc), lax("floor", _rounded("floor"))),
+)  # fmt: skip
+_nondiff(
+    "ceil", "Ceil", 1, sympy.ceiling,
+    numpy="np.ceil({0})", c="ceil({0})", mindspore="ops.ceil({0})",
+    imports=(aten("ceil", _rounded("ceil")), lax("ceil", _rounded("ceil"))),
+)  # fmt: skip
+_nondiff(
+    "round", "Round", 1, _round_half_even,
+    numpy="np.round({0})", c="rint({0})", mindspore="ops.round({0})",
+    imports=(aten("round.default", _rounded("round")), aten("round.decimals", _aten_round_decimals), lax("round", _lax_round)),
 )  # fmt: skip
 _nondiff(
     "heaviside", "Heaviside", 1, lambda x, h0: sympy.Heaviside(x, h0),

@@ -211,7 +211,7 @@ def _aten_squeeze(x: Node, dim=None) -> Node:
     return reshape(x, tuple(d for i, d in enumerate(x.shape) if not (i in axes and d == 1)))
 
 
-def _along(rank: int, dim: int, item) -> tuple:
+def along(rank: int, dim: int, item) -> tuple:
     """An index taking ``item`` (an int or a slice) on axis ``dim`` and every other axis whole."""
     at: list = [slice(None)] * rank
     at[dim] = item
@@ -219,11 +219,11 @@ def _along(rank: int, dim: int, item) -> tuple:
 
 
 def _aten_select(x: Node, dim: int, index: int) -> Node:
-    return getitem(x, _along(x.ndim, dim, index))
+    return getitem(x, along(x.ndim, dim, index))
 
 
 def _aten_slice(x: Node, dim: int = 0, start=None, end=None, step: int = 1) -> Node:
-    return getitem(x, _along(x.ndim, dim, slice(start, end, step)))
+    return getitem(x, along(x.ndim, dim, slice(start, end, step)))
 
 
 def _diagonal_index(shape, offset: int, dim1: int, dim2: int, i: int) -> tuple:
@@ -265,11 +265,11 @@ def _aten_diagonal_scatter(x: Node, src: Node, offset: int = 0, dim1: int = 0, d
 
 
 def _aten_slice_scatter(x: Node, src: Node, dim: int = 0, start=None, end=None, step: int = 1) -> Node:
-    return _replaced(x, _along(x.ndim, dim, slice(start, end, step)), src)
+    return _replaced(x, along(x.ndim, dim, slice(start, end, step)), src)
 
 
 def _aten_select_scatter(x: Node, src: Node, dim: int, index: int) -> Node:
-    return _replaced(x, _along(x.ndim, dim, index), src)
+    return _replaced(x, along(x.ndim, dim, index), src)
 
 
 def _aten_split(x: Node, split_sizes, dim: int = 0) -> tuple[Node, ...]:
@@ -289,7 +289,7 @@ def concatenate(tensors, dim: int = 0) -> Node:
     shape[dim] = sum(p.shape[dim] for p in pieces)
     placed, start = [], 0
     for p in pieces:
-        at = _along(len(shape), dim, slice(start, start + p.shape[dim]))
+        at = along(len(shape), dim, slice(start, start + p.shape[dim]))
         start += p.shape[dim]
         placed.append(make_node("scatter", (p,), (normalize_index(tuple(shape), at), tuple(shape))))
     total = placed[0]
@@ -303,6 +303,115 @@ def _aten_full(size, fill_value, dtype=None, **_placement) -> Node:
     return full(tuple(size), fill_value, dtype or np.float32)
 
 
+# ----- padding and sliding windows (convolutions, pooling) -----
+
+
+def padded(x: Node, pads, value: float = 0.0) -> Node:
+    """``x`` with ``pads[a] = (before, after)`` elements of ``value`` added on each axis ``a``: a
+    scatter into the larger shape, plus a constant border of ``value`` (such as -inf) if not 0."""
+    shape = tuple(d + lo + hi for d, (lo, hi) in zip(x.shape, pads))
+    if shape == x.shape:
+        return x
+    at = normalize_index(shape, tuple(slice(lo, lo + d) for d, (lo, _) in zip(x.shape, pads)))
+    out = make_node("scatter", (x,), (at, shape))
+    if value == 0:
+        return out
+    border = np.full(shape, value, dtype=x.dtype or np.float64)
+    border[index_to_python(at)] = 0
+    return apply("add", out, const(border))
+
+
+def _aten_constant_pad_nd(x: Node, pad, value: float = 0.0) -> Node:
+    """aten.constant_pad_nd: ``pad`` holds (before, after) pairs from the last axis backwards; a
+    negative amount crops."""
+    pairs = [(0, 0)] * x.ndim
+    for i in range(len(pad) // 2):
+        pairs[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    x = getitem(x, tuple(slice(max(-lo, 0), d - max(-hi, 0)) for d, (lo, hi) in zip(x.shape, pairs)))
+    return padded(x, [(max(lo, 0), max(hi, 0)) for lo, hi in pairs], value)
+
+
+def windows(x: Node, kernel, stride, dilation, out) -> list[tuple[tuple[int, ...], Node]]:
+    """Each tap of a window sliding over the trailing ``len(kernel)`` axes of ``x`` (in row-major
+    order), with the elements it meets at the ``out`` window positions: ``x[..., t*d :: s]``."""
+    lead = (slice(None),) * (x.ndim - len(kernel))
+    taps = []
+    for tap in np.ndindex(*kernel):
+        strided = (slice(t * d, t * d + (o - 1) * s + 1, s) for t, d, o, s in zip(tap, dilation, out, stride))
+        taps.append((tap, getitem(x, lead + tuple(strided))))
+    return taps
+
+
+def per_axis(value, dims: int) -> tuple[int, ...]:
+    """PyTorch's int-or-list argument of a ``dims``-d op as one int per axis."""
+    values = (value,) if isinstance(value, int) else tuple(value)
+    return values * dims if len(values) == 1 else values
+
+
+def pool_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    """The number of windows PyTorch's pooling fits on an axis of ``n`` (its ``pooling_output_shape``)."""
+    out = (n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    return out - 1 if ceil_mode and (out - 1) * s >= n + p else out
+
+
+def pooling_windows(x: Node, dims: int, kernel, stride, padding, dilation, ceil_mode: bool, fill: float):
+    """PyTorch's pooling windows over the last ``dims`` axes of ``x``: their taps (see ``windows``) on
+    ``x`` padded with ``fill`` (wider on the right where ``ceil_mode`` keeps a window that runs past
+    the end), and their number on each axis."""
+    k, p, d = per_axis(kernel, dims), per_axis(padding, dims), per_axis(dilation, dims)
+    s = per_axis(stride, dims) if stride else k
+    spatial = x.shape[x.ndim - dims :]
+    out = tuple(pool_size(*args, ceil_mode) for args in zip(spatial, k, s, p, d))
+    if min(out, default=1) < 1:
+        raise OpError(f"pooling: a {k} window (padding {p}, dilation {d}) does not fit the input {spatial}")
+    right = [
+        max(p_, (o - 1) * s_ + d_ * (k_ - 1) + 1 - n - p_)
+        for n, k_, s_, p_, d_, o in zip(spatial, k, s, p, d, out)
+    ]
+    pads = [(0, 0)] * (x.ndim - dims) + list(zip(p, right))
+    return windows(padded(x, pads, fill), k, s, d, out), out, (k, s, p)
+
+
+def _aten_avg_pool(x: Node, kernel_size, stride=(), padding=0, ceil_mode: bool = False,
+                   count_include_pad: bool = True, divisor_override=None, *, dims: int) -> Node:  # fmt: skip
+    """aten.avg_pool1d/2d/3d: each window's sum divided by its size (with the padding it covers where
+    ``count_include_pad``, never past it), or by ``divisor_override``."""
+    taps, out, (k, s, p) = pooling_windows(x, dims, kernel_size, stride, padding, 1, ceil_mode, 0.0)
+    total = taps[0][1]
+    for _, window in taps[1:]:
+        total = apply("add", total, window)
+    if divisor_override:
+        return apply("div", total, divisor_override)
+    sizes = []
+    for n, o, k_, s_, p_ in zip(x.shape[x.ndim - dims :], out, k, s, p):
+        start = np.arange(o) * s_ - p_
+        end = np.minimum(start + k_, n + p_)
+        sizes.append(end - start if count_include_pad else np.minimum(end, n) - np.maximum(start, 0))
+    divisor = np.ones(out)
+    for axis, size in enumerate(sizes):
+        divisor = divisor * size.reshape([-1 if a == axis else 1 for a in range(dims)])
+    return apply("div", total, const(divisor.astype(x.dtype or np.float64)))
+
+
+def adaptive_windows(n: int, o: int) -> list[tuple[int, int]]:
+    """PyTorch's adaptive pooling windows of an axis of ``n`` into ``o``: [floor(i n / o), ceil((i + 1) n / o))."""
+    return [(i * n // o, -(-(i + 1) * n // o)) for i in range(o)]
+
+
+def _aten_adaptive_avg_pool(x: Node, output_size, *, dims: int) -> Node:
+    """aten.adaptive_avg_pool1d/2d/3d: the mean of each adaptive window, taken one axis at a time."""
+    for axis, o in zip(range(x.ndim - dims, x.ndim), per_axis(output_size, dims)):
+        spans = adaptive_windows(x.shape[axis], o)
+        x = stack(
+            [
+                apply("div", reduce_sum(getitem(x, along(x.ndim, axis, slice(a, b))), axis), b - a)
+                for a, b in spans
+            ],
+            axis,
+        )
+    return x
+
+
 # ----- picks by constant integer indices (advanced indexing, index_select, gather, embedding) -----
 # One getitem per element of the result, stacked: exact derivatives (repeated picks add up) from
 # the rows already there. The indices are data of the program (a buffer, a literal); indices
@@ -310,7 +419,7 @@ def _aten_full(size, fill_value, dtype=None, **_placement) -> Node:
 
 
 def _constant_indices(index: Node, who: str) -> np.ndarray:
-    value = _constant_value(index)
+    value = constant_value(index)
     kind = (index.dtype or np.asarray(value).dtype).kind if value is not None else ""  # a literal: its own
     if value is None or kind not in ("i", "u", "b"):
         raise OpError(
@@ -320,16 +429,18 @@ def _constant_indices(index: Node, who: str) -> np.ndarray:
     return value
 
 
-def _constant_value(node: Node) -> np.ndarray | None:
+def constant_value(node: Node) -> np.ndarray | None:
     """The value of a constant, or of structural ops (slices, views, detach) of constants; else None."""
     if isinstance(node, Const):
         return np.asarray(node.value)
-    op = lookup(node.op)
-    if op.passes_value and node.args:  # stop_gradient (PyTorch's detach of a literal)
-        return _constant_value(node.args[0])
-    if op.kind != LINEAR or not node.args:
+    if not node.args:  # an input
         return None
-    values = [_constant_value(a) for a in node.args]
+    op = lookup(node.op)
+    if op.passes_value:  # stop_gradient (PyTorch's detach of a literal)
+        return constant_value(node.args[0])
+    if op.kind != LINEAR:
+        return None
+    values = [constant_value(a) for a in node.args]
     if any(v is None for v in values):
         return None
     return np.asarray(op.sympy(values, node))
@@ -374,6 +485,30 @@ def _aten_index(x: Node, indices) -> Node:
     return _picked(x, _numbers_picked("aten.index", lambda: _element_numbers(x.shape)[index]))
 
 
+def _aten_index_put(x: Node, indices, values: Node, accumulate: bool = False) -> Node:
+    """aten.index_put (``x[i0, i1, ...] = values``, ``+=`` with ``accumulate``), constant indices:
+    each update lands on the element ``aten.index`` would pick there (``x + M @ updates``, M 0/1)."""
+    index = tuple(slice(None) if i is None else _constant_indices(i, "aten.index_put") for i in indices)
+    numbers = _numbers_picked("aten.index_put", lambda: _element_numbers(x.shape)[index])
+    size = math.prod(x.shape)
+    if size * numbers.size > 10**7:
+        raise OpError(
+            f"aten.index_put: {numbers.size} updates into {size} elements is past symgrad's 10^7 limit"
+        )
+    landed = np.zeros((size, numbers.size))
+    np.add.at(landed, (numbers.ravel(), np.arange(numbers.size)), 1)
+    updates = broadcast_to(values, numbers.shape)
+    if accumulate:
+        return apply("add", x, _landed_updates(x, landed, updates))
+    hits = landed.sum(axis=1)
+    if (hits > 1).any():
+        raise OpError(
+            "aten.index_put: two updates land on one element (PyTorch leaves which one wins unspecified)"
+        )
+    kept = const((1.0 - hits).reshape(x.shape).astype(x.dtype or np.float64))
+    return apply("add", apply("mul", x, kept), _landed_updates(x, landed, updates))
+
+
 def _aten_index_select(x: Node, dim: int, index: Node) -> Node:
     picks = _constant_indices(index, "aten.index_select")
     return _picked(
@@ -413,7 +548,7 @@ def running_sum(x: Node, axis: int, exclusive: bool = False, reverse: bool = Fal
     sums: dict[int, Node] = {}
     running = None
     for k in order:
-        entry = getitem(x, _along(x.ndim, axis, k))
+        entry = getitem(x, along(x.ndim, axis, k))
         if exclusive:
             sums[k] = zeros_like(entry) if running is None else running
         running = entry if running is None else apply("add", running, entry)
@@ -812,6 +947,8 @@ _linear(
         # storage a program fills before it reads it (its values are unspecified; zeros here)
         aten("empty", lambda size, dtype=None, **_kw: _aten_full(size, 0, dtype)),
         aten("expand_copy", _aten_expand),
+        # copy(self, src): src's values (broadcast) in self's shape and dtype
+        aten("copy", lambda x, src, non_blocking=False: broadcast_to(cast(src, x.dtype or np.float32), x.shape)),
         lax("broadcast_in_dim", _lax_broadcast_in_dim),
         lax("iota", _lax_iota),
     ),
@@ -829,6 +966,9 @@ _linear(
         aten("var_mean", _aten_var_mean),
         aten("var", lambda *a, **k: _aten_var_mean(*a, **k)[0]),
         aten("cumsum", _aten_cumsum),
+        *(aten(f"avg_pool{n}d", lambda *a, n=n, **k: _aten_avg_pool(*a, **k, dims=n)) for n in (1, 2, 3)),
+        *(aten(f"{prefix}adaptive_avg_pool{n}d", lambda x, size, n=n: _aten_adaptive_avg_pool(x, size, dims=n))
+          for prefix, n in (("", 1), ("", 2), ("", 3), ("_", 2), ("_", 3))),  # fmt: skip
         lax("reduce_sum", lambda x, axes: reduce_sum(x, tuple(axes))),
         lax("cumsum", _lax_cumsum),
     ),
@@ -904,6 +1044,8 @@ _linear(
         aten("diagonal_scatter", _aten_diagonal_scatter),
         aten("slice_scatter", _aten_slice_scatter),
         aten("select_scatter", _aten_select_scatter),
+        aten("constant_pad_nd", _aten_constant_pad_nd),
+        aten("index_put", _aten_index_put),
         lax("concatenate", lambda *xs, dimension: concatenate(xs, dimension)),
         lax("scatter-add", _lax_scatter_add),
         lax("scatter", _lax_scatter),

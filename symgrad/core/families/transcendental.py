@@ -1,5 +1,6 @@
 """Elementary and special functions: sqrt, exp, log, log1p, expm1, trigonometric, atan2, hyperbolic,
-their inverses, erf, erfc.
+their inverses, erf, erfc; and PyTorch's norms written with them (vector norms, batch norm in eval
+mode, group norm).
 
 Each rule is written with registered ops and may use ``ans`` (the op's output), so
 every order of derivative comes from the same one-line rule.
@@ -9,10 +10,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import sympy
 
 from symgrad.core.families._elementwise import elementwise
-from symgrad.core.families.structural import normalize_axes, reduce_sum, reshape
+from symgrad.core.families.structural import full, normalize_axes, reduce_sum, reshape
 from symgrad.core.graph import Node
 from symgrad.core.registry import Api, apply, aten, lax
 from symgrad.errors import OpError
@@ -77,6 +79,39 @@ def _aten_vector_norm(x: Node, ord=2, dim=None, keepdim: bool = False, dtype=Non
     return vector_norm(x, ord, tuple(dim) if dim else None, keepdim)
 
 
+def _per_channel(x: Node, values: Node | None, combine: str) -> Node:
+    """``x`` combined (``"sub"``, ``"mul"``, ``"add"``) with one value per channel (axis 1); None leaves it."""
+    return x if values is None else apply(combine, x, reshape(values, (1, -1) + (1,) * (x.ndim - 2)))
+
+
+def _aten_batch_norm_eval(x: Node, weight, bias, running_mean: Node, running_var: Node, momentum, eps: float):
+    """aten._native_batch_norm_legit_no_training (BatchNorm in eval mode): the running statistics
+    are constants, (x - mean) / sqrt(var + eps) * weight + bias; no batch statistics are saved."""
+    centred = _per_channel(x, running_mean, "sub")
+    y = _per_channel(centred, apply("div", 1, apply("sqrt", apply("add", running_var, eps))), "mul")
+    empty = full((0,), 0, x.dtype or np.float32)
+    return _per_channel(_per_channel(y, weight, "mul"), bias, "add"), empty, empty
+
+
+def _aten_native_group_norm(x: Node, weight, bias, n: int, c: int, hw: int, group: int, eps: float):
+    """aten.native_group_norm: each group of channels normalized by its own mean and (biased)
+    variance, then scaled and shifted per channel; also the means and 1 / sqrt(var + eps)."""
+    grouped = reshape(x, (n, group, -1))
+    count = grouped.shape[2]
+    mean = apply("div", reduce_sum(grouped, (2,), True), count)
+    centred = apply("sub", grouped, mean)
+    variance = apply("div", reduce_sum(apply("square", centred), (2,), True), count)
+    rstd = apply("div", 1, apply("sqrt", apply("add", variance, eps)))
+    y = reshape(apply("mul", centred, rstd), x.shape)
+    out = _per_channel(_per_channel(y, weight, "mul"), bias, "add")
+    return out, reshape(mean, (n, group)), reshape(rstd, (n, group))
+
+
+def _aten_group_norm(x: Node, num_groups: int, weight=None, bias=None, eps: float = 1e-5, cudnn_enabled=True):
+    n, c = x.shape[:2]
+    return _aten_native_group_norm(x, weight, bias, n, c, math.prod(x.shape[2:]), num_groups, eps)[0]
+
+
 # ----- special functions -----
 _unary(
     "erf", "Erf", sympy.erf,
@@ -92,6 +127,9 @@ _unary(
         aten("rsqrt", lambda x: apply("div", 1, apply("sqrt", x))),
         lax("rsqrt", lambda x: apply("div", 1, apply("sqrt", x))),
         aten("linalg_vector_norm", _aten_vector_norm),
+        aten("_native_batch_norm_legit_no_training", _aten_batch_norm_eval),
+        aten("native_group_norm", _aten_native_group_norm),
+        aten("group_norm", _aten_group_norm),
     ),
 )  # fmt: skip
 _unary("exp", "Exp", sympy.exp, lambda x, ans: ans)
