@@ -163,6 +163,8 @@ class ArrayRuntime:
             import scipy.special
         except ImportError:  # SciPy is optional: exact but slow, one Python call per element
             return self.xp.vectorize(getattr(math, name), otypes=[self.xp.asarray(x).dtype])(x)
+        if str(getattr(x, "dtype", "")) in ("float128", "float96"):  # NumPy's long double: SciPy has none
+            return getattr(scipy.special, name)(x.astype("float64")).astype(x.dtype)
         return getattr(scipy.special, name)(x)
 
     def softplus(self, x):

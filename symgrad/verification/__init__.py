@@ -32,6 +32,7 @@ def verify(
     rtol: float | None = None,
     use_frameworks: bool = True,
     seed: int = 0,
+    directions: int | None = None,
 ) -> Report:
     """Compare ``fn``'s derivatives at ``inputs`` every way symgrad can, up to ``order``.
 
@@ -54,20 +55,26 @@ def verify(
             several outputs.
         rtol: relative tolerance for ``expected``/``vjp`` (default 1e-6, 1e-4 in float32).
         use_frameworks: also compare with PyTorch when it is installed.
-        seed: seed of the random vectors of the Jvp/Vjp identity.
+        seed: seed of the random vectors of the Jvp/Vjp identity (and of ``directions``).
+        directions: PyTorch and JAX programs: compare J^T v for this many random cotangents v,
+            entry by entry, with the exact reverse sweep in extended precision, instead of every
+            entry of every block (order 1). None (default): so where the blocks would hold more
+            than 200,000 entries (a real model with ``weights=True``); 0: every entry always.
 
     Returns:
         A :class:`Report`; ``report.ok`` is False when a comparison failed.
     """
     if is_torch_call(inputs) or is_torch_module(fn) or is_jax_call(inputs):
-        return _verify_framework(fn, inputs, order, positions, weights, expected, vjp)
+        return _verify_framework(fn, inputs, order, positions, weights, expected, vjp, directions, seed)
+    if directions:
+        raise TypeError("verify: directions= applies to PyTorch and JAX programs")
     report = verify_symgrad(fn, inputs, order, positions, weights, expected, vjp, rtol, use_frameworks, seed)
     if _collected is not None:
         _collected.append(report)
     return report
 
 
-def _verify_framework(fn, inputs, order, positions, weights, expected, vjp) -> Report:
+def _verify_framework(fn, inputs, order, positions, weights, expected, vjp, directions, seed) -> Report:
     """A PyTorch or JAX program: its framework's derivatives against the imported graph's closed form."""
     given = [
         name for name, v in (("positions", positions), ("expected", expected), ("vjp", vjp)) if v is not None
@@ -82,9 +89,9 @@ def _verify_framework(fn, inputs, order, positions, weights, expected, vjp) -> R
             raise TypeError(
                 "verify: weights= names a PyTorch module's Parameters; a JAX function's are arguments"
             )
-        report = verify_jax(fn, *inputs, order=order)
+        report = verify_jax(fn, *inputs, order=order, directions=directions, seed=seed)
     else:
-        report = verify_torch(fn, *inputs, order=order, weights=weights)
+        report = verify_torch(fn, *inputs, order=order, weights=weights, directions=directions, seed=seed)
     if _collected is not None:
         _collected.append(report)
     return report

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from symgrad.importers.jax_program import from_jax
+from symgrad.verification.directional import check_directional, directions_to_use
 from symgrad.verification.frameworks import check_against_exact, has_leaf
 from symgrad.verification.report import Report
 
@@ -23,9 +24,12 @@ def is_jax_call(inputs: Sequence) -> bool:
     return has_leaf(inputs, lambda v: type(v).__module__.startswith(("jax", "jaxlib")))
 
 
-def verify_jax(function: Callable, *args, order: int = 1) -> Report:
+def verify_jax(
+    function: Callable, *args, order: int = 1, directions: int | None = None, seed: int = 0
+) -> Report:
     """Compare JAX's derivatives of ``function`` at ``args`` (arrays, or pytrees of them) with the
-    exact ones, up to ``order``: every floating-point leaf is differentiated."""
+    exact ones, up to ``order``: every floating-point leaf is differentiated. ``directions``: as
+    :func:`symgrad.verification.torch_program.verify_torch`'s (J^T v by ``jax.vjp``)."""
     import jax
 
     imported = from_jax(function, *args)
@@ -61,4 +65,16 @@ def verify_jax(function: Callable, *args, order: int = 1) -> Report:
         return blocks, "; ".join(notes)
 
     arrays = [np.asarray(x) for x in leaves]
+    count = directions_to_use(directions, order, imported, arrays, positions, [])
+    if count:
+
+        def pulled_back(cotangents):  # J^T v by jax.vjp of the function itself
+            try:
+                outputs, pull = jax.vjp(flat, *leaves)
+                grads = pull([np.asarray(c, np.asarray(o).dtype) for c, o in zip(cotangents, outputs)])
+            except Exception as e:
+                return [], f"jax.vjp could not compute J^T v: {type(e).__name__}: {e}"
+            return [np.asarray(grads[p], np.float64) for p in positions], ""
+
+        return check_directional(imported, arrays, positions, [], "jax.vjp", pulled_back, "JAX", count, seed)
     return check_against_exact(imported, arrays, positions, [], order, "jax.jacrev", derivatives, "JAX")

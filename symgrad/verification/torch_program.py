@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from symgrad.importers.torch_export import from_torch
+from symgrad.verification.directional import check_directional, directions_to_use
 from symgrad.verification.frameworks import check_against_exact, has_leaf
 from symgrad.verification.report import Report
 
@@ -30,7 +31,14 @@ def is_torch_module(fn) -> bool:
     return any(c.__name__ == "Module" and c.__module__.startswith("torch.nn") for c in type(fn).__mro__)
 
 
-def verify_torch(program: Callable, *inputs, order: int = 1, weights: Sequence[str] | bool = ()) -> Report:
+def verify_torch(
+    program: Callable,
+    *inputs,
+    order: int = 1,
+    weights: Sequence[str] | bool = (),
+    directions: int | None = None,
+    seed: int = 0,
+) -> Report:
     """Compare torch.autograd's derivatives of ``program`` at ``inputs`` (torch tensors) with the
     exact ones, up to ``order``.
 
@@ -40,6 +48,10 @@ def verify_torch(program: Callable, *inputs, order: int = 1, weights: Sequence[s
             too) is differentiated.
         order: highest derivative order checked (each order is).
         weights: names of the module's Parameters to differentiate as well (True: all of them).
+        directions: compare J^T v for this many random cotangents v instead of every entry of the
+            blocks (order 1); None: per entry unless the blocks would hold more than
+            ``directional.LARGEST_PER_ENTRY`` entries; 0: per entry always.
+        seed: seed of the random cotangents.
     """
     import torch
     from torch.utils._pytree import tree_flatten, tree_unflatten
@@ -68,6 +80,30 @@ def verify_torch(program: Callable, *inputs, order: int = 1, weights: Sequence[s
 
     arrays = [x.detach().cpu().numpy() for x in tensors]
     weight_params = [(n, imported.parameter(n)) for n in names]
+    count = directions_to_use(directions, order, imported, arrays, positions, weight_params)
+    if count:
+
+        def pulled_back(cotangents):  # J^T v by one backward pass of the program itself
+            tensor_at = [i for i, x in enumerate(leaves) if isinstance(x, torch.Tensor)]
+            fresh = list(leaves)
+            for k, i in enumerate(tensor_at):
+                fresh[i] = leaves[i].detach().clone().requires_grad_(k in positions)
+            variables = [fresh[tensor_at[p]] for p in positions] + [params[n] for n in names]
+            try:
+                out = [o for o in torch.utils._pytree.tree_leaves(program(*tree_unflatten(fresh, spec)))]
+                grads = torch.autograd.grad(
+                    out, variables, [torch.as_tensor(c) for c in cotangents], allow_unused=True
+                )
+            except Exception as e:
+                return [], f"torch.autograd could not compute J^T v: {type(e).__name__}: {e}"
+            return [
+                np.zeros(tuple(x.shape)) if g is None else g.detach().cpu().numpy().astype(np.float64)
+                for g, x in zip(grads, variables)
+            ], ""
+
+        return check_directional(
+            imported, arrays, positions, weight_params, "torch.autograd", pulled_back, "PyTorch", count, seed
+        )
     return check_against_exact(
         imported, arrays, positions, weight_params, order, "torch.autograd", derivatives, "PyTorch"
     )
