@@ -116,3 +116,31 @@ def test_jax_custom_vjp_bug_found_in_random_directions():
 def test_directions_apply_to_framework_programs_only():
     with pytest.raises(TypeError, match="directions= applies to PyTorch and JAX programs"):
         symgrad.verify(lambda t: t * t, symgrad.Tensor(np.ones(2)), directions=2)
+
+
+class Square(torch.autograd.Function):
+    """x^2 with the right backward."""
+
+    @staticmethod
+    def forward(ctx, value):
+        ctx.save_for_backward(value)
+        return value * value
+
+    @staticmethod
+    def backward(ctx, g):
+        (value,) = ctx.saved_tensors
+        return 2 * value * g
+
+
+def test_the_report_names_the_custom_function_whose_backward_is_wrong(planted):
+    def program(x):
+        return Square.apply(ScaledTanh.apply(x)).sum(dim=1)
+
+    x = torch.randn(3, 4, dtype=torch.float64)
+    report = symgrad.verify(program, x)
+    notes = " ".join(report.notes)
+    assert "custom autograd.Function ScaledTanh: its backward is NOT its forward's derivative" in notes
+    assert "custom autograd.Function Square: its backward is its forward's derivative" in notes
+    assert not report.rules["ScaledTanh"].ok and report.rules["Square"].ok
+    alone = symgrad.verify(Square.apply, torch.randn(3, dtype=torch.float64))
+    assert alone.ok and alone.title.startswith("verify Square.apply (PyTorch) at value (3,)")

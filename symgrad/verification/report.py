@@ -69,6 +69,7 @@ class Report:
     rows: list[Row] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     blocks: list = field(default_factory=list)  # the derivative blocks compared, in order
+    rules: dict = field(default_factory=dict)  # custom rule name -> its own report (where checked)
 
     @property
     def ok(self) -> bool:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from symgrad.importers.torch_export import from_torch
+from symgrad.verification.custom_rules import check_custom_rules, forward_names
 from symgrad.verification.directional import check_directional, directions_to_use
 from symgrad.verification.frameworks import check_against_exact, has_leaf
 from symgrad.verification.report import Report
@@ -38,12 +39,14 @@ def verify_torch(
     weights: Sequence[str] | bool = (),
     directions: int | None = None,
     seed: int = 0,
+    check_rules: bool = True,
 ) -> Report:
     """Compare torch.autograd's derivatives of ``program`` at ``inputs`` (torch tensors) with the
     exact ones, up to ``order``.
 
     Args:
-        program: an ``nn.Module`` or a function of torch tensors.
+        program: an ``nn.Module`` or a function of torch tensors (a custom Function's ``apply`` too:
+            its inputs are named after its ``forward``'s parameters).
         inputs: the point; every floating-point tensor (leaves of nested lists, tuples and dicts
             too) is differentiated.
         order: highest derivative order checked (each order is).
@@ -52,10 +55,19 @@ def verify_torch(
             blocks (order 1); None: per entry unless the blocks would hold more than
             ``directional.LARGEST_PER_ENTRY`` entries; 0: per entry always.
         seed: seed of the random cotangents.
+        check_rules: where something differs, verify each custom autograd.Function the program
+            used on its own, and name the ones whose backward is not their forward's derivative.
     """
     import torch
     from torch.utils._pytree import tree_flatten, tree_unflatten
 
+    owner = getattr(program, "__self__", None)
+    if (
+        getattr(program, "__name__", "") == "apply"
+        and isinstance(owner, type)
+        and issubclass(owner, torch.autograd.Function)
+    ):
+        program = forward_names(owner)
     imported = from_torch(program, *inputs)
     leaves, spec = tree_flatten(list(inputs))
     tensors = [x for x in leaves if isinstance(x, torch.Tensor)]
@@ -70,43 +82,54 @@ def verify_torch(
     if not positions and not names:
         raise ValueError("verify: nothing to differentiate: no floating-point tensor input and no weights=")
 
-    def derivatives():  # the program itself, differentiated by torch.autograd
+    def fresh_inputs():  # the inputs again, the differentiated ones requiring grad, and the variables
         tensor_at = [i for i, x in enumerate(leaves) if isinstance(x, torch.Tensor)]
         fresh = list(leaves)
         for k, i in enumerate(tensor_at):
             fresh[i] = leaves[i].detach().clone().requires_grad_(k in positions)
         variables = [fresh[tensor_at[p]] for p in positions] + [params[n] for n in names]
-        return _torch_blocks(program, tree_unflatten(fresh, spec), variables, order, torch)
+        return tree_unflatten(fresh, spec), variables
+
+    def derivatives():  # the program itself, differentiated by torch.autograd
+        given, variables = fresh_inputs()
+        return _torch_blocks(program, given, variables, order, torch)
+
+    def pulled_back(cotangents):  # J^T v by one backward pass of the program itself
+        given, variables = fresh_inputs()
+        try:
+            out = list(torch.utils._pytree.tree_leaves(program(*given)))
+            grads = torch.autograd.grad(
+                out, variables, [torch.as_tensor(c) for c in cotangents], allow_unused=True
+            )
+        except Exception as e:
+            return [], f"torch.autograd could not compute J^T v: {type(e).__name__}: {e}"
+        return [
+            np.zeros(tuple(x.shape)) if g is None else g.detach().cpu().numpy().astype(np.float64)
+            for g, x in zip(grads, variables)
+        ], ""
 
     arrays = [x.detach().cpu().numpy() for x in tensors]
     weight_params = [(n, imported.parameter(n)) for n in names]
     count = directions_to_use(directions, order, imported, arrays, positions, weight_params)
     if count:
-
-        def pulled_back(cotangents):  # J^T v by one backward pass of the program itself
-            tensor_at = [i for i, x in enumerate(leaves) if isinstance(x, torch.Tensor)]
-            fresh = list(leaves)
-            for k, i in enumerate(tensor_at):
-                fresh[i] = leaves[i].detach().clone().requires_grad_(k in positions)
-            variables = [fresh[tensor_at[p]] for p in positions] + [params[n] for n in names]
-            try:
-                out = [o for o in torch.utils._pytree.tree_leaves(program(*tree_unflatten(fresh, spec)))]
-                grads = torch.autograd.grad(
-                    out, variables, [torch.as_tensor(c) for c in cotangents], allow_unused=True
-                )
-            except Exception as e:
-                return [], f"torch.autograd could not compute J^T v: {type(e).__name__}: {e}"
-            return [
-                np.zeros(tuple(x.shape)) if g is None else g.detach().cpu().numpy().astype(np.float64)
-                for g, x in zip(grads, variables)
-            ], ""
-
-        return check_directional(
+        report = check_directional(
             imported, arrays, positions, weight_params, "torch.autograd", pulled_back, "PyTorch", count, seed
         )
-    return check_against_exact(
-        imported, arrays, positions, weight_params, order, "torch.autograd", derivatives, "PyTorch"
-    )
+    else:
+        report = check_against_exact(
+            imported, arrays, positions, weight_params, order, "torch.autograd", derivatives, "PyTorch"
+        )
+    if check_rules and not report.ok:
+
+        def run():
+            given, _ = fresh_inputs()
+            return list(torch.utils._pytree.tree_leaves(program(*given)))
+
+        def verify_one(fn, *args):
+            return verify_torch(fn, *args, order=1 if count else order, seed=seed, check_rules=False)
+
+        check_custom_rules(report, run, [o for o in run() if isinstance(o, torch.Tensor)], verify_one)
+    return report
 
 
 def _torch_blocks(program, inputs, variables, order: int, torch) -> tuple[list[np.ndarray], str]:
