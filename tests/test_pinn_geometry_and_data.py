@@ -213,3 +213,16 @@ def test_levenberg_marquardt_warns_where_the_network_is_too_large(monkeypatch):
     uphill.jacobian = lambda: (np.ones(3), np.ones((3, 3)))  # type: ignore[method-assign]
     with pytest.warns(RuntimeWarning, match="3 weights: each step forms and solves a dense 3 x 3 system"):
         levenberg_marquardt([(uphill, ())], uphill.params, max_iterations=1, progress=False)
+
+
+def test_reference_problems_conditions_become_losses_by_name():
+    from symgrad.pinn import Beam, Burgers, Heat, PoissonND
+
+    for problem, net in ((Burgers(), MLP([2, 4, 1])), (Heat(), MLP([2, 4, 1])), (Beam(), MLP([1, 4, 1]))):
+        for condition in problem.conditions(net):
+            loss = condition.loss(net, backend="numpy")
+            assert loss.names == list(problem.inputs)
+            assert np.isfinite(loss(*condition.sample(8))[0])
+    cube = PoissonND(3)
+    (wall,) = cube.conditions(MLP([3, 4, 1]))
+    assert wall.loss(MLP([3, 4, 1]), backend="numpy").names == ["x0", "x1", "x2"]

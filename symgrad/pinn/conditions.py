@@ -13,6 +13,7 @@ solution as a function of the coordinates (``net``, or ``net.output(k)`` for one
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -37,11 +38,21 @@ class Condition:
         """This condition as a :class:`ResidualLoss` over ``params`` (Parameters or a network)."""
         from symgrad.pinn.residual_loss import ResidualLoss
 
-        if not self.inputs:
+        names = self.inputs or _parameter_names(self.residual)
+        if not names:
             raise ValueError(f"condition {self.name!r} has no input names; build it with inputs=(...)")
-        return ResidualLoss(
-            self.residual, self.inputs, params, weight=weight, backend=backend, name=self.name
-        )
+        return ResidualLoss(self.residual, names, params, weight=weight, backend=backend, name=self.name)
+
+
+def _parameter_names(fn: Callable) -> tuple[str, ...]:
+    """The positional parameter names of ``fn`` (none when it takes ``*args`` or has no signature)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+        return ()
+    return tuple(p.name for p in params)
 
 
 def coordinate_names(geometry, inputs: Sequence[str] | None) -> tuple[str, ...]:

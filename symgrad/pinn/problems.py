@@ -84,8 +84,10 @@ class Burgers(Problem):
 
     def conditions(self, u):
         return [
-            Condition("initial", lambda x, t: u(x, t) + ops.sin(np.pi * x), self.geometry.initial),
-            Condition("boundary", lambda x, t: u(x, t), self.geometry.boundary),
+            Condition(
+                "initial", lambda x, t: u(x, t) + ops.sin(np.pi * x), self.geometry.initial, self.inputs
+            ),
+            Condition("boundary", lambda x, t: u(x, t), self.geometry.boundary, self.inputs),
         ]
 
     def exact(self, x, t):
@@ -123,7 +125,7 @@ class Poisson2D(Problem):
         )
 
     def conditions(self, u):
-        return [Condition("boundary", lambda x, y: u(x, y), self.geometry.boundary)]
+        return [Condition("boundary", lambda x, y: u(x, y), self.geometry.boundary, self.inputs)]
 
     def exact(self, x, y):
         return np.sin(np.pi * x) * np.sin(np.pi * y)
@@ -152,7 +154,7 @@ class PoissonND(Problem):
         def boundary(*xs):
             return u(*xs) - sum(ops.sin(np.pi / 2 * x) for x in xs)
 
-        return [Condition("boundary", boundary, self.geometry.boundary)]
+        return [Condition("boundary", boundary, self.geometry.boundary, self.inputs)]
 
     def exact(self, *xs):
         return sum(np.sin(np.pi / 2 * np.asarray(x)) for x in xs)
@@ -177,8 +179,10 @@ class Heat(Problem):
 
     def conditions(self, u):
         return [
-            Condition("initial", lambda x, t: u(x, t) - ops.sin(np.pi * x), self.geometry.initial),
-            Condition("boundary", lambda x, t: u(x, t), self.geometry.boundary),
+            Condition(
+                "initial", lambda x, t: u(x, t) - ops.sin(np.pi * x), self.geometry.initial, self.inputs
+            ),
+            Condition("boundary", lambda x, t: u(x, t), self.geometry.boundary, self.inputs),
         ]
 
     def exact(self, x, t):
@@ -253,7 +257,12 @@ class AllenCahn(Problem):
 
     def conditions(self, u):
         return [
-            Condition("initial", lambda x, t: u(x, t) - x * x * ops.cos(np.pi * x), self.geometry.initial),
+            Condition(
+                "initial",
+                lambda x, t: u(x, t) - x * x * ops.cos(np.pi * x),
+                self.geometry.initial,
+                self.inputs,
+            ),
             periodic(u, self.geometry, axis=0, derivatives=1, inputs=self.inputs),
         ]
 
@@ -300,8 +309,8 @@ class KdV(Problem):
     def conditions(self, u):
         exact = self.exact_tensor
         return [
-            Condition("initial", lambda x, t: u(x, t) - exact(x, t), self.geometry.initial),
-            Condition("boundary", lambda x, t: u(x, t) - exact(x, t), self.geometry.boundary),
+            Condition("initial", lambda x, t: u(x, t) - exact(x, t), self.geometry.initial, self.inputs),
+            Condition("boundary", lambda x, t: u(x, t) - exact(x, t), self.geometry.boundary, self.inputs),
         ]
 
     def exact(self, x, t):
@@ -417,10 +426,10 @@ class Beam(Problem):
             return lambda n, method="uniform", seed=0: np.full((1, n), value)
 
         return [
-            Condition("clamped value", lambda x: u(x), at(0.0)),
-            Condition("clamped slope", lambda x: d1(x), at(0.0)),
-            Condition("free moment", lambda x: d2(x), at(1.0)),
-            Condition("free shear", lambda x: d3(x), at(1.0)),
+            Condition("clamped value", lambda x: u(x), at(0.0), self.inputs),
+            Condition("clamped slope", lambda x: d1(x), at(0.0), self.inputs),
+            Condition("free moment", lambda x: d2(x), at(1.0), self.inputs),
+            Condition("free shear", lambda x: d3(x), at(1.0), self.inputs),
         ]
 
     def exact(self, x):

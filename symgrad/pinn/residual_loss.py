@@ -204,6 +204,12 @@ class ResidualLoss:
             )
 
     @property
+    def rows_per_point(self) -> int:
+        """Residual entries per point (a system's components, a vector residual's entries): the
+        rows each point gives the Jacobian."""
+        return sum(int(np.prod(part.shape)) for part in self._parts)
+
+    @property
     def backend(self) -> str:
         """The backend the next call uses."""
         return self.kernel.backend

@@ -8,8 +8,9 @@ A user who is not an expert in PINN recipes gives the loss terms, the weights an
    (``train(balance_every=...)``, ``weighted_terms``).
 2. Adam (lr 1e-3) for ``warmup`` of the time: it leaves the flat start that second-order methods
    stall on.
-3. Levenberg-Marquardt where every term has a Jacobian and one step (timed on this machine) fits
-   at least ``min_steps`` times in the time left; else L-BFGS. If Levenberg-Marquardt stops early
+3. Levenberg-Marquardt where every term has a Jacobian and one step (estimated from the Adam steps'
+   time and this machine's matrix-product speed, without building the Jacobian) fits at least
+   ``min_steps`` times in the time left; else L-BFGS. If Levenberg-Marquardt stops early
    (no step lowers the loss), L-BFGS takes the time left.
 """
 
@@ -77,21 +78,23 @@ def solve(
     def left() -> float:
         return seconds - (time.perf_counter() - started)
 
-    balance = _should_balance(losses, params, balance_ratio, result.choices)
-    if warmup > 0:
+    balance, evaluation = _should_balance(losses, params, balance_ratio, result.choices)
+    if warmup > 0 and left() > 0:
         history = train(
             losses,
             Adam(params, lr=1e-3),
             steps=10**9,
-            max_seconds=warmup * seconds,
+            max_seconds=max(0.0, warmup * seconds - (time.perf_counter() - started)),
             balance_every=100 if balance else None,
             progress=progress,
         )
         _stage(result, "Adam", history, history.seconds)
+        if len(history) > 1:
+            evaluation = history.seconds / len(history)
         if balance and history.weights:
             result.weights = history.weights[-1][1]
             losses = weighted_terms(losses, result.weights)
-    if left() > 0 and _use_levenberg_marquardt(losses, params, left(), min_steps, result.choices):
+    if left() > 0 and _use_levenberg_marquardt(losses, params, left(), min_steps, evaluation, result.choices):
         done = levenberg_marquardt(
             losses, params, max_iterations=10**9, max_seconds=left(), progress=progress
         )
@@ -111,25 +114,53 @@ def _stage(result: Solution, method: str, history: Sequence[float], seconds: flo
         result.stages.append((method, len(history), seconds, float(history[-1])))
 
 
-def _should_balance(losses, params, ratio: float, choices: list[str]) -> bool:
-    """Whether the terms' gradient norms at the start differ by more than ``ratio``."""
-    if len(losses) < 2:
-        return False
+def _should_balance(losses, params, ratio: float, choices: list[str]) -> tuple[bool, float]:
+    """Whether the terms' gradient norms at the start differ by more than ``ratio``, and the
+    seconds one evaluation of every term took."""
+    begun = time.perf_counter()
     norms = []
     for term, points in losses:
         _, grads = term(*points)
         norms.append(math.sqrt(sum(float(np.vdot(g, g)) for g in aligned(params, term, grads, "solve"))))
+    evaluation = time.perf_counter() - begun
+    if len(losses) < 2:
+        return False, evaluation
     positive = [n for n in norms if n > 0]
     spread = max(positive) / min(positive) if positive else 1.0
     if spread > ratio:
         choices.append(f"balance the terms by gradient norms: their norms differ {spread:.0f}x (> {ratio:g})")
-        return True
+        return True, evaluation
     choices.append(f"no balancing: the terms' gradient norms are within {spread:.1f}x")
-    return False
+    return False, evaluation
 
 
-def _use_levenberg_marquardt(losses, params, remaining: float, min_steps: int, choices: list[str]) -> bool:
-    """Whether every term has a Jacobian and a Levenberg-Marquardt step fits ``min_steps`` times."""
+def _points(points) -> int:
+    """How many points a term's points hold: a (dim, n) array, or one array per input."""
+    if isinstance(points, np.ndarray):
+        return int(points.shape[-1]) if points.ndim else 1
+    first = points[0] if len(points) else None
+    if len(points) == 1 and np.ndim(first) == 2:
+        return int(np.shape(first)[1])
+    return int(np.shape(first)[0]) if first is not None and np.ndim(first) else 1
+
+
+def _flops_per_second() -> float:
+    """This machine's dense float64 matrix product speed (the best of three 384 x 384 products)."""
+    a = np.ones((384, 384))
+    best = math.inf
+    for _ in range(3):
+        begun = time.perf_counter()
+        a @ a
+        best = min(best, time.perf_counter() - begun)
+    return 2 * 384**3 / max(best, 1e-6)
+
+
+def _use_levenberg_marquardt(
+    losses, params, remaining: float, min_steps: int, evaluation: float, choices: list[str]
+) -> bool:
+    """Whether every term has a Jacobian and a Levenberg-Marquardt step, estimated without building
+    one (its Jacobian costs about one loss-and-gradient evaluation per residual row per point; its
+    normal equations R P^2 + P^3 / 3 multiply-adds), fits ``min_steps`` times in ``remaining``."""
     size = sum(int(np.prod(p.shape)) for p in params)
     if not all(callable(getattr(term, "jacobian", None)) for term, _ in losses):
         choices.append("L-BFGS: a term has no Jacobian (Levenberg-Marquardt needs residual terms)")
@@ -137,24 +168,17 @@ def _use_levenberg_marquardt(losses, params, remaining: float, min_steps: int, c
     if size > LARGEST_COMFORTABLE:
         choices.append(f"L-BFGS: {size} weights make a dense Levenberg-Marquardt step too costly")
         return False
-    for term, points in losses:  # the first call compiles the Jacobian's kernel; time the next
-        term.jacobian(*points)
-    begun = time.perf_counter()
-    rows = 0
-    for term, points in losses:
-        r, jac = term.jacobian(*points)
-        rows += len(r)
-    normal = np.ones((rows, size)).T @ np.ones((rows, size))
-    np.linalg.cholesky(normal + rows * np.eye(size))
-    step = time.perf_counter() - begun
+    points = sum(_points(p) for _, p in losses)
+    rows = sum(_points(p) * int(getattr(t, "rows_per_point", 1)) for t, p in losses)
+    step = evaluation * rows / max(points, 1) + 2 * (rows * size**2 + size**3 / 3) / _flops_per_second()
     if step * min_steps > remaining:
         choices.append(
-            f"L-BFGS: a Levenberg-Marquardt step ({size} weights, {rows} residuals) takes {step:.2f} s, "
-            f"fewer than {min_steps} fit in the {remaining:.0f} s left"
+            f"L-BFGS: a Levenberg-Marquardt step ({size} weights, {rows} residuals) would take about "
+            f"{step:.2f} s, fewer than {min_steps} fit in the {remaining:.0f} s left"
         )
         return False
     choices.append(
-        f"Levenberg-Marquardt: {size} weights, {rows} residuals, {step:.3f} s a step, about "
+        f"Levenberg-Marquardt: {size} weights, {rows} residuals, about {step:.3f} s a step, about "
         f"{int(remaining / step)} steps fit in the {remaining:.0f} s left"
     )
     return True

@@ -126,6 +126,10 @@ class _Weighted:
         return str(getattr(self.term, "name", "term"))
 
     @property
+    def rows_per_point(self) -> int:
+        return int(getattr(self.term, "rows_per_point", 1))
+
+    @property
     def jacobian(self) -> Callable | None:
         """The wrapped term's scaled residuals and Jacobian times sqrt(weight) (for
         Levenberg-Marquardt), or None where the term has none."""
