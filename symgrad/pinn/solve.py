@@ -138,10 +138,12 @@ def _points(points) -> int:
     """How many points a term's points hold: a (dim, n) array, or one array per input."""
     if isinstance(points, np.ndarray):
         return int(points.shape[-1]) if points.ndim else 1
-    first = points[0] if len(points) else None
-    if len(points) == 1 and np.ndim(first) == 2:
-        return int(np.shape(first)[1])
-    return int(np.shape(first)[0]) if first is not None and np.ndim(first) else 1
+    if not len(points):
+        return 1
+    first = np.asarray(points[0])
+    if len(points) == 1 and first.ndim == 2:
+        return int(first.shape[1])
+    return int(first.shape[0]) if first.ndim else 1
 
 
 def _flops_per_second() -> float:
