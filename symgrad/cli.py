@@ -11,6 +11,7 @@ Output piped into a program that stops reading (``symgrad tour | head``) ends qu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import runpy
@@ -117,7 +118,8 @@ def _explain(args) -> int:
     from symgrad.explain.build import explain_episodes
     from symgrad.explain.derivation import latex_document
 
-    episodes = _run_collecting(args.script, recording())
+    with contextlib.redirect_stdout(sys.stderr):  # the script's own prints stay out of the document
+        episodes = _run_collecting(args.script, recording())
     if not episodes:
         raise UsageError(f"{args.script} differentiated nothing")
     explanation = explain_episodes(episodes, args.lang)
@@ -181,6 +183,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a terminal without Σ or 求 shows "?", not a traceback
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     args = parser().parse_args(argv)
     handler = {"tour": _tour, "derive": _derive, "explain": _explain, "verify": _verify}[args.command]
     try:

@@ -92,6 +92,9 @@ class _Graph:
                 var = Var(f"_exact{len(self.exact)}", (), np.float64)
                 self.exact[var] = expr
             return var
+        if expr.func is sympy.Max and len(expr.args) == 2 and sympy.S.Zero in expr.args:
+            (inner,) = [a for a in expr.args if a != 0]  # max(0, f) is ReLU: ReLU'(0) = 0, as ops.grad
+            return apply("relu", self.node(inner))
         args = [self.node(a) for a in expr.args]
         if expr.func in HEADS:
             name = HEADS[expr.func]
@@ -177,7 +180,10 @@ def derive(
     for name in list(wrt) + list(at or {}):
         if name not in symbols:
             known = ", ".join(sorted(symbols)) or "none"
-            raise DeriveError(f"unknown variable {name!r}; the formula's variables are: {known}")
+            euler = " (e is Euler's number in a formula: e^x is exp(x); give the variable another name)"
+            raise DeriveError(
+                f"unknown variable {name!r}; the formula's variables are: {known}{euler if name == 'e' else ''}"
+            )
     rows = sum(math.comb(len(wrt) + k - 1, k) for k in range(1, order + 1))
     if rows > MAX_ROWS:
         raise DeriveError(

@@ -6,8 +6,8 @@ two or more letters before ``(`` is a function call), reads ``^`` as a power, an
 the syntax tree of the result, accepting only numbers, names,
 ``+ - * / **``, unary minus and calls of known functions. Everything else (attribute
 access, subscripts, keywords, strings, lambdas, ...) is refused with a message that
-says what was found. Numbers stay exact (``0.1`` is 1/10); ``pi`` and ``E`` are
-SymPy's constants.
+says what was found. Numbers stay exact (``0.1`` is 1/10); ``pi`` and ``E`` (or ``e``:
+``e^x`` is exp(x)) are SymPy's constants.
 
 The work is bounded, so no text can make it hang or crash: at most MAX_CHARACTERS
 characters and MAX_TOKENS tokens, nesting (parentheses, signs, powers, calls) at most
@@ -30,7 +30,7 @@ from symgrad.core.registry import MAP, OPS
 _TOKEN = re.compile(
     r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_]\w*)|(?P<op>\*\*|[-+*/^(),])|(?P<bad>\S))"
 )
-CONSTANTS = {"pi": sympy.pi, "E": sympy.E}
+CONSTANTS = {"pi": sympy.pi, "E": sympy.E, "e": sympy.E}  # e^x is exp(x), as students write it
 MAX_CHARACTERS = 10_000
 MAX_TOKENS = 4_000
 MAX_DEPTH = 200
