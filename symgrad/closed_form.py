@@ -132,13 +132,30 @@ def _object_array(value, shape) -> np.ndarray:
     return out.reshape(shape)
 
 
+class stop_gradient(sympy.Function):  # noqa: N801 - printed under the name a person wrote
+    """A value kept in a formula whose derivative is cut (zero)."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1):
+        return sympy.S.Zero
+
+    def _latex(self, printer) -> str:
+        return rf"\operatorname{{stop\_gradient}}\left({printer._print(self.args[0])}\right)"
+
+
+STOPPED = stop_gradient
+
+
 def to_sympy(
-    nodes: Sequence[Node], symbols: dict[Var, np.ndarray] | None = None, constant=number
+    nodes: Sequence[Node], symbols: dict[Var, np.ndarray] | None = None, constant=number, marked: bool = False
 ) -> list[np.ndarray]:
     """Object arrays of SymPy expressions for ``nodes`` (flattens the graph).
 
     ``constant`` turns each constant's value into a SymPy number (default: exact where
-    it is a short decimal, see :func:`number`).
+    it is a short decimal, see :func:`number`). With ``marked``, what ``stop_gradient`` passes on
+    stays visible as ``stop_gradient(...)`` (for a person: its value counts, its derivative does
+    not), where it is otherwise its argument.
     """
     order = topo_order(nodes)
     values: dict[Node, np.ndarray] = {}
@@ -152,7 +169,9 @@ def to_sympy(
         else:
             op = lookup(node.op)
             arrays = [values[a] for a in node.args]
-            if op.kind in (ELEMENTWISE, NONDIFF):
+            if marked and op.passes_value:
+                values[node] = _elementwise(STOPPED, arrays, (), node.shape)
+            elif op.kind in (ELEMENTWISE, NONDIFF):
                 values[node] = _elementwise(op.sympy, arrays, node.params, node.shape)
             else:
                 values[node] = _object_array(op.sympy(arrays, node), node.shape)

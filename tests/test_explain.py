@@ -211,3 +211,44 @@ def test_taylor_mode_and_the_laplacian_are_explained_with_their_formulas():
     v1, v2 = sympy.symbols("v1 v2", real=True)  # named after the lambda's parameter
     field = v1 * sympy.sin(v1) + v2 * sympy.sin(v2)
     assert sympy.simplify(formula.rhs - sympy.diff(field, v1, 2) - sympy.diff(field, v2, 2)) == 0
+
+
+def test_every_guide_derivative_formula_is_the_derivative_of_its_sum_formula():
+    """The kind of bug of the stop_gradient derivation (its sum formula gave twice its derivative):
+    in every guide section, sympy.diff of the shown sum formula is the shown derivative formula."""
+    import sympy
+
+    from symgrad.closed_form import symbol_names
+    from symgrad.tour.guide import BY_KEY
+    from symgrad.tour.runner import run_recorded
+
+    checked = set()
+    for key, example in BY_KEY.items():
+        _, _, explanation = run_recorded(example)
+        for derivation in explanation:
+            formulas = [(lhs, rhs) for lhs, rhs in derivation.formulas() if isinstance(rhs, sympy.Basic)]
+            sums = [rhs for lhs, rhs in formulas if lhs.startswith("Σ ")]
+            if len(sums) != 1:
+                continue
+            total = sums[0]
+            by_name = {s.name: s for s in total.free_symbols}
+            for lhs, rhs in formulas:
+                if not lhs.startswith("d(Σ "):
+                    continue
+                name = lhs.rsplit(")/d", 1)[1]
+                shown = sympy.Array(rhs) if isinstance(rhs, sympy.NDimArray) else sympy.Array([rhs])
+                for plain in (True, False):
+                    names = symbol_names(name, shown.shape if shown.shape != (1,) else (), plain)
+                    if all(n in by_name for n in names):
+                        break
+                else:
+                    continue  # a derivative by symbols the sum does not show (a constant input)
+                expected = [sympy.diff(total, by_name[n]) for n in names]
+                assert [sympy.simplify(e - g) for e, g in zip(expected, sympy.flatten(shown.tolist()))] == [
+                    0
+                ] * len(names), (
+                    key,
+                    lhs,
+                )
+                checked.add(key)
+    assert {"stop_gradient", "input", "weight"} <= checked, checked

@@ -82,7 +82,7 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
         labels = variable_labels(variables)
         e = replace(e, wrt_names=[_label(w, name, labels) for w, name in zip(e.wrt, e.wrt_names)])
         symbols = variable_symbols(variables)
-        raw = dict(zip(shown, to_sympy(shown, symbols)))
+        raw = dict(zip(shown, to_sympy(shown, symbols, marked=True)))
         exprs = {n: as_sympy(a) for n, a in raw.items()}
     values = dict(zip(list(e.results) + list(seeds), evaluate(list(e.results) + list(seeds), e.env)))
     title = phrase(f"{e.kind}_title", lang, fn=e.fn_name)
