@@ -188,7 +188,17 @@ def clip_by_value(x, clip_value_min=None, clip_value_max=None) -> Tensor:
     return t
 
 
-clamp = clip_by_value
+def clamp(input, min=None, max=None) -> Tensor:  # noqa: A002 - MindSpore's names
+    """``input`` limited to [min, max] as MindSpore's ``ops.clamp``/``ops.clip``: the gradient is 1 on the
+    closed interval (a value on a bound keeps all of it, unlike ``clip_by_value``), 0 outside, where a
+    Tensor bound gets it."""
+    t = F.as_tensor(input, "clamp", "input")
+    inside = None
+    for bound, compare in ((min, F.GENERATED["greater_equal"]), (max, F.GENERATED["less_equal"])):
+        if bound is not None:
+            ok = compare(t, bound)
+            inside = ok if inside is None else select(inside, ok, False)
+    return t if inside is None else select(inside, t, clip_by_value(t, min, max))
 
 
 # ----- structural -----
