@@ -17,6 +17,7 @@ from symgrad.initializer import initializer
 from symgrad.jit import jit, jit_class, mutable
 from symgrad.kernels import kernel, placeholder
 from symgrad.parameter import Parameter, ParameterTuple
+from symgrad.serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from symgrad.tensor import Tensor
 from symgrad.verification import verify
 
@@ -66,11 +67,18 @@ __all__ = [
     "ops",
     "placeholder",
     "render_graph",
+    "load_checkpoint",
+    "load_param_into_net",
+    "save_checkpoint",
     "set_context",
 ]
 
 
 def __getattr__(name: str):
+    if name == "numpy":  # mindspore.numpy's twin, imported when first asked for (import symgrad.numpy as mnp)
+        import importlib
+
+        return importlib.import_module("symgrad.numpy")
     if name in dtype.COMPLEX_NAMES:
         return getattr(dtype, name)  # the AttributeError that says why
     raise AttributeError(f"module 'symgrad' has no attribute {name!r}")

@@ -372,6 +372,170 @@ y = Tensor(np.array([[0.3, 0.1], [-0.2, 0.4]], np.float32))
 losses = [step(x, y) for _ in range(3)]
 result = (losses, net.weight.value(), net.bias.value())
 """,
+    "mindspore_numpy_pinn_residual": """
+mnp = ms.numpy
+try:  # MindSpore 2.10 under NumPy 2: a process's first Tensor-and-number op can fail once
+    mnp.linspace(0, 1, 3)
+except SystemError:
+    pass
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w1 = Parameter(Tensor(np.array([[0.5, -0.3, 0.8]], np.float32)), name="w1")
+        self.b1 = Parameter(f32(0.1, -0.2, 0.05), name="b1")
+        self.w2 = Parameter(Tensor(np.array([[0.7], [-0.4], [0.25]], np.float32)), name="w2")
+    def construct(self, x):
+        return mnp.matmul(mnp.tanh(mnp.matmul(x, self.w1) + self.b1), self.w2)
+net = Net()
+x = mnp.expand_dims(mnp.linspace(0.1, 0.9, 5), 1)
+u_xx = ops.GradOperation()(ops.GradOperation()(net))
+def loss(x):  # -u'' = pi^2 sin(pi x), MindFlow-style
+    residual = mnp.add(u_xx(x), mnp.multiply(mnp.square(mnp.pi), mnp.sin(mnp.pi * x)))
+    return mnp.mean(mnp.square(residual)) + mnp.mean(mnp.power(net(mnp.zeros((1, 1))), 2))
+# (the gradient in the weights is left out: MindSpore 2.10 in PyNative mode drops what the inner
+# GradOperation's result owes to the weights, d/dw2 sum(u_x^2) = 0; symgrad's matches finite differences)
+result = (x, net(x), u_xx(x), loss(x), ops.grad(loss)(x))
+""",
+    "mindspore_numpy_grid_reductions_and_shapes": """
+mnp = ms.numpy
+try:  # MindSpore 2.10 under NumPy 2: a process's first Tensor-and-number op can fail once
+    mnp.linspace(0, 1, 3)
+except SystemError:
+    pass
+xs, ts = mnp.meshgrid(mnp.linspace(0, 1, 3), mnp.linspace(0, 0.5, 2))
+points = mnp.stack((mnp.ravel(xs), mnp.ravel(ts)), axis=1)
+w = Tensor(np.array([[0.8, -0.6, 0.3], [0.2, 0.5, -0.9]], np.float32))
+def fn(w):
+    h = mnp.tanh(mnp.dot(points, w))
+    left, right = mnp.split(h, [1], axis=1)
+    parts = mnp.concatenate((mnp.exp(left), mnp.log(mnp.abs(right) + 1)), axis=1)
+    spread = mnp.amax(parts, axis=0) - mnp.amin(parts, axis=0) + mnp.std(parts, axis=0)
+    clipped = mnp.clip(mnp.transpose(parts), -0.5, 1.2)
+    return mnp.sum(spread) + mnp.norm(clipped) + mnp.mean(mnp.where(parts > 0.5, parts, mnp.zeros_like(parts)))
+result = (points, mnp.arange(5), mnp.eye(2, 3, 1), mnp.full((2,), 1.5), fn(w), ops.grad(fn)(w))
+""",
+    "new_ops_of_issue_42": """
+x = Tensor(np.array([[0.3, -0.5, 0.7], [0.2, 0.9, -0.4]], np.float32))
+index = Tensor(np.array([[0, 2], [1, 1]], np.int32))
+def fn(x):
+    y = ops.L2Normalize(axis=1)(x)
+    picked = ops.GatherD()(y, 1, index)
+    where, largest = ops.ArgMaxWithValue(axis=1)(x)
+    smallest = ops.min(x, 0)[0]
+    mixed = ops.mul(ops.one_hot(where, 3, Tensor(1.0, ms.float32), Tensor(0.0, ms.float32)), x)
+    shaped = ops.flatten(ops.unsqueeze(ops.tril(x), 0)) + ops.cat((x, ops.flip(x, (1,))), 1).sum()
+    return (ops.square(picked).sum() + largest.sum() + ops.mul(smallest, smallest).sum() + mixed.sum()
+            + shaped.sum() + ops.rsqrt(ops.reciprocal(ops.exp2(x))).sum() + ops.amax(ops.hypot(x, y), 0).sum())
+facts = (ops.dtype(x) == ms.float32, ops.shape(x), ops.rank(x), ops.size(x))
+made = (ops.zeros((2,)), ops.ones((1, 2)), ops.eye(2, 3), ops.linspace(-1.0, 1.0, 4), ops.arange(1, 7, 2),
+        ops.full((2,), 3), ops.fill(ms.float32, (2,), 0.5), ops.meshgrid(f32(1.0, 2.0), f32(3.0, 4.0, 5.0)))
+result = (fn(x), ops.grad(fn)(x), facts, made, ops.argmax(x, 1), ops.depend(x, ops.sin(x)))
+""",
+    "pooling_layers_in_every_mode": """
+try:  # MindSpore 2.10 under NumPy 2: a process's first shape conversion can fail once
+    ops.reshape(f32(0.0, 1.0), (-1,))
+except SystemError:
+    pass
+x = Tensor((np.arange(2 * 2 * 5 * 6, dtype=np.float32).reshape(2, 2, 5, 6) % 7 - 3) / 2)  # ties on purpose
+pools = [nn.MaxPool2d(2, 2), nn.MaxPool2d(3, 2, pad_mode="same"), nn.MaxPool2d((3, 2), 2, pad_mode="pad", padding=1, ceil_mode=True),
+         nn.AvgPool2d(2, 2), nn.AvgPool2d(3, 2, pad_mode="same"), nn.AvgPool2d(3, (2, 1), pad_mode="pad", padding=1, count_include_pad=False),
+         nn.MaxPool1d(3, 2, pad_mode="pad", padding=1), nn.AvgPool1d(3, 2, pad_mode="same")]
+def fn(x):
+    flat = ops.reshape(x, (2, 2, 30))
+    terms = [ops.mul(p(x), p(x)).sum() for p in pools[:6]] + [ops.mul(p(flat), p(flat)).sum() for p in pools[6:]]
+    return ops.addn(terms)
+result = ([p(x) for p in pools[:6]], fn(x), ops.grad(fn)(x))
+""",
+    "lstm_and_gru_with_the_same_weights": """
+def filled(net):
+    for k, p in enumerate(net.get_parameters()):
+        p.set_data(Tensor((np.sin(np.arange(p.size) * 0.7 + k) * 0.4).astype(np.float32).reshape(p.shape)))
+    return net
+lstm = filled(nn.LSTM(3, 4, batch_first=True, bidirectional=True))
+gru = filled(nn.GRU(3, 4, num_layers=2))
+x = Tensor((np.cos(np.arange(24) * 0.9) * 0.8).astype(np.float32).reshape(2, 4, 3))  # (batch, seq, input)
+def fn(x):
+    out, (h, c) = lstm(x)
+    out2, h2 = gru(ops.transpose(x, (1, 0, 2)))
+    return ops.mul(out, out).sum() + ops.mul(c, h).sum() + ops.mul(out2, h2[1]).sum()
+names = [p.name for p in lstm.get_parameters()] == [f"{kind}_l0{suffix}" for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh") for suffix in ("", "_reverse")]
+result = (names, lstm(x), gru(ops.transpose(x, (1, 0, 2))), ops.grad(fn, 0, lstm.trainable_params() + gru.trainable_params())(x))
+""",
+    "embedding_flatten_dropout_and_cell_list": """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(6, 4, embedding_table=Tensor(np.sin(np.arange(24, dtype=np.float32)).reshape(6, 4)), padding_idx=0)
+        self.layers = nn.CellList([nn.Dense(8, 5, weight_init="ones", bias_init="zeros"), nn.Dense(5, 3, weight_init="ones", bias_init="zeros")])
+        self.layers.append(nn.Dense(3, 2, weight_init="ones", bias_init="zeros"))
+        self.flatten = nn.Flatten()
+        self.drop = nn.Dropout(p=0.5)  # not training: the identity
+    def construct(self, ids):
+        x = self.flatten(self.embed(ids))
+        for layer in self.layers:
+            x = ops.tanh(layer(x))
+        return self.drop(x)
+net = Net()
+ids = Tensor(np.array([[1, 5], [0, 3], [2, 2]], np.int32))
+names = [p.name for p in net.trainable_params()] == ["embed.embedding_table"] + [f"layers.{i}.{w}" for i in range(3) for w in ("weight", "bias")]
+result = (names, net(ids), ops.grad(lambda i: net(i).sum(), None, net.trainable_params())(ids))
+""",
+    "checkpoint_save_load_into_another_network": """
+import os, tempfile
+net = nn.SequentialCell([nn.Dense(2, 3, weight_init="ones", bias_init="ones"), nn.Dense(3, 1, weight_init="zeros", bias_init="ones")])
+path = os.path.join(tempfile.mkdtemp(), "net.ckpt")
+ms.save_checkpoint(net, path, append_dict={"epoch": 4, "lr": 0.5})
+loaded = ms.load_checkpoint(path)
+other = nn.SequentialCell([nn.Dense(2, 3, weight_init="zeros", bias_init="zeros"), nn.Dense(3, 1, weight_init="ones", bias_init="zeros")])
+lists = ms.load_param_into_net(other, loaded)
+facts = (list(loaded) == ["0.weight", "0.bias", "1.weight", "1.bias", "epoch", "lr"], lists == ([], ["epoch", "lr"]))
+result = (facts, loaded["epoch"], loaded["lr"], loaded["0.bias"], other(Tensor(np.array([[0.5, -1.0]], np.float32))))
+""",
+    "adam_with_a_cosine_schedule_trains_a_dense_layer": """
+net = nn.Dense(3, 2, weight_init=Tensor(np.array([[0.2, -0.4, 0.1], [0.5, 0.3, -0.2]], np.float32)), bias_init="zeros")
+opt = nn.Adam(net.trainable_params(), nn.CosineDecayLR(0.01, 0.1, 4), weight_decay=0.01, use_nesterov=True)
+step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SmoothL1Loss(0.5, "mean")), opt)
+x = Tensor(np.array([[1.0, 2.0, -1.0], [0.5, -0.5, 2.0]], np.float32))
+y = Tensor(np.array([[0.3, 0.1], [-0.2, 0.4]], np.float32))
+losses = [step(x, y) for _ in range(4)]
+result = (losses, net.weight.value(), net.bias.value(), opt.global_step.value(), opt.moment1[0].value())
+""",
+    "sgd_and_momentum_step_on_gradients_by_list": """
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(f32(1.0, -2.0, 0.5), name="w")
+        self.beta = Parameter(f32(0.3), name="beta")  # no weight decay for a 'beta' (MindSpore's rule)
+    def construct(self, x):
+        return ops.square(ops.sin(self.w * x) + self.beta).sum()
+nets = [Net(), Net()]
+sgd = nn.SGD(nets[0].trainable_params(), [0.1, 0.05, 0.02], momentum=0.9, dampening=0.3, weight_decay=0.1)
+momentum = nn.Momentum(nets[1].trainable_params(), 0.1, 0.9, weight_decay=0.05, loss_scale=2.0, use_nesterov=True)
+x = f32(0.5, 1.5, -1.0)
+for opt, net in ((sgd, nets[0]), (momentum, nets[1])):
+    grad = ops.GradOperation(get_by_list=True)(net, opt.parameters)
+    for _ in range(3):
+        opt(grad(x))
+result = ([n.w.value() for n in nets], [n.beta.value() for n in nets])
+""",
+    "classification_losses_and_their_gradients": """
+logits = Tensor(np.array([[1.0, 2.0, -1.0], [0.5, -0.5, 2.0], [0.3, 0.1, -0.4]], np.float32))
+labels = Tensor(np.array([2, -100, 1], np.int32))
+targets = Tensor(np.array([[0.0, 1.0, 0.3], [0.9, 0.2, 0.5], [1.0, 0.0, 0.0]], np.float32))
+def fn(z):
+    ce = nn.CrossEntropyLoss(f32(1.0, 2.0, 0.5), label_smoothing=0.1)(z, labels)
+    bce = nn.BCEWithLogitsLoss(pos_weight=f32(2.0, 0.5, 1.0))(z, targets)
+    return ce + bce * 2 + nn.SmoothL1Loss(0.5, "sum")(z, targets) * 3 + ops.cross_entropy(z, targets, reduction="sum") * 5
+result = (fn(logits), ops.grad(fn)(logits))
+""",
+    "learning_rate_lists_and_schedules": """
+lists = (nn.exponential_decay_lr(0.1, 0.9, 6, 2, 2, True), nn.polynomial_decay_lr(0.1, 0.01, 6, 1, 3, 2.0, True),
+         nn.cosine_decay_lr(0.01, 0.1, 6, 1, 4), nn.piecewise_constant_lr([2, 5], [0.1, 0.05]))
+step = Tensor(np.array([5], np.int32))
+schedules = (nn.NaturalExpDecayLR(0.1, 0.3, 2, True), nn.InverseDecayLR(0.1, 0.5, 3), nn.WarmUpLR(0.1, 8),
+             nn.PolynomialDecayLR(0.1, 0.01, 4, 0.5), nn.ExponentialDecayLR(0.1, 0.9, 2))
+result = (lists, [s(step) for s in schedules])
+""",
 }
 
 

@@ -1,12 +1,26 @@
 """Networks: ``Cell``, layers and the Jvp/Vjp cells."""
 
-from symgrad.nn import loss, optim
+from symgrad.nn import dynamic_lr, loss, optim
+from symgrad.nn import learning_rate as learning_rate_schedule  # MindSpore's module name
 from symgrad.nn.cell import Cell
+from symgrad.nn.containers import CellList
+from symgrad.nn.dropout import Dropout
+from symgrad.nn.dynamic_lr import (
+    cosine_decay_lr,
+    exponential_decay_lr,
+    inverse_decay_lr,
+    natural_exp_decay_lr,
+    piecewise_constant_lr,
+    polynomial_decay_lr,
+    warmup_lr,
+)
+from symgrad.nn.embedding import Embedding
 from symgrad.nn.layers import (
     ELU,
     GELU,
     Conv2d,
     Dense,
+    Flatten,
     LeakyReLU,
     LogSoftmax,
     ReLU,
@@ -18,9 +32,29 @@ from symgrad.nn.layers import (
     Tanh,
     set_seed,
 )
-from symgrad.nn.loss import L1Loss, MSELoss, SoftmaxCrossEntropyWithLogits
+from symgrad.nn.learning_rate import (
+    CosineDecayLR,
+    ExponentialDecayLR,
+    InverseDecayLR,
+    LearningRateSchedule,
+    NaturalExpDecayLR,
+    PolynomialDecayLR,
+    WarmUpLR,
+)
+from symgrad.nn.loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    L1Loss,
+    MSELoss,
+    SmoothL1Loss,
+    SoftmaxCrossEntropyWithLogits,
+)
 from symgrad.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-from symgrad.nn.optim import SGD, Momentum
+from symgrad.nn.optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer
+from symgrad.nn.pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from symgrad.nn.recurrent import GRU, LSTM
 from symgrad.nn.transforms import Jvp, Vjp
 from symgrad.nn.wrap import ForwardValueAndGrad, TrainOneStepCell, WithLossCell
 
@@ -55,4 +89,40 @@ __all__ = [
     "Tanh",
     "Vjp",
     "set_seed",
+    # layers, containers
+    "AvgPool1d",
+    "AvgPool2d",
+    "CellList",
+    "Dropout",
+    "Embedding",
+    "Flatten",
+    "GRU",
+    "LSTM",
+    "MaxPool1d",
+    "MaxPool2d",
+    # training: optimizers, learning rates, losses
+    "Adam",
+    "AdamWeightDecay",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CosineDecayLR",
+    "CrossEntropyLoss",
+    "ExponentialDecayLR",
+    "HuberLoss",
+    "InverseDecayLR",
+    "LearningRateSchedule",
+    "NaturalExpDecayLR",
+    "Optimizer",
+    "PolynomialDecayLR",
+    "SmoothL1Loss",
+    "WarmUpLR",
+    "cosine_decay_lr",
+    "dynamic_lr",
+    "exponential_decay_lr",
+    "inverse_decay_lr",
+    "learning_rate_schedule",
+    "natural_exp_decay_lr",
+    "piecewise_constant_lr",
+    "polynomial_decay_lr",
+    "warmup_lr",
 ]

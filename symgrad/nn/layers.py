@@ -1,4 +1,4 @@
-"""Layers: ``Dense``, ``SequentialCell`` and activation cells."""
+"""Layers: ``Dense``, ``Conv2d``, ``Flatten`` and activation cells (``SequentialCell``: ``containers.py``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import numpy as np
 
 from symgrad import dtype as mstype
 from symgrad import ops
+from symgrad.nn import dropout
 from symgrad.nn.cell import Cell
+from symgrad.nn.containers import SequentialCell
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
 
@@ -57,9 +59,15 @@ def _weight_and_bias(cell, shape: tuple, fan_in: int, weight_init, bias_init, ha
 
 
 def set_seed(seed: int) -> None:
-    """Seed the initializers of new layers."""
+    """Seed the initializers of new layers and the masks of ``Dropout``."""
     global _rng
     _rng = np.random.default_rng(seed)
+    dropout.seed(seed)
+
+
+def generator() -> np.random.Generator:
+    """The layers' seeded generator (``set_seed``), for initial weights drawn outside ``initial_value``."""
+    return _rng
 
 
 class Tanh(Cell):
@@ -238,24 +246,50 @@ class Conv2d(Cell):
         )
 
 
-class SequentialCell(Cell):
-    """Cells applied in order: ``SequentialCell([a, b])`` or ``SequentialCell(a, b)``."""
+class Flatten(Cell):
+    """The axes from ``start_dim`` to ``end_dim`` merged into one, as MindSpore's ``nn.Flatten``
+    (a 0-d input becomes 1-d); the input itself when they name one axis."""
 
-    def __init__(self, *args):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1):
         super().__init__()
-        cells = args[0] if len(args) == 1 and isinstance(args[0], list | tuple) else args
-        for i, cell in enumerate(cells):
-            if not isinstance(cell, Cell):
-                raise TypeError(f"SequentialCell: item {i} is {type(cell).__name__}, not a Cell")
-            setattr(self, str(i), cell)
-
-    def __getitem__(self, i: int) -> Cell:
-        return list(self._cells.values())[i]
-
-    def __len__(self) -> int:
-        return len(self._cells)
+        self.start_dim, self.end_dim = start_dim, end_dim
 
     def construct(self, x):
-        for cell in self._cells.values():
-            x = cell(x)
-        return x
+        ndim = max(x.ndim, 1)
+        start, end = self.start_dim, self.end_dim
+        if any(isinstance(a, bool) or not isinstance(a, int) for a in (start, end)):
+            raise TypeError("For 'flatten', both 'start_dim' and 'end_dim' must be int.")
+        if not (-ndim <= start < ndim and -ndim <= end < ndim):
+            raise ValueError(
+                f"Flatten: 'start_dim' {start} or 'end_dim' {end} out of range for an input of shape {x.shape}"
+            )
+        start, end = start % ndim, end % ndim
+        if start > end:
+            raise ValueError(f"For 'flatten', 'start_dim' ({start}) cannot come after 'end_dim' ({end}).")
+        if x.ndim == 0:
+            return x.reshape((1,))
+        if start == end:
+            return x
+        return x.reshape((*x.shape[:start], -1, *x.shape[end + 1 :]))
+
+
+__all__ = [
+    "ELU",
+    "GELU",
+    "Conv2d",
+    "Dense",
+    "Flatten",
+    "LeakyReLU",
+    "LogSoftmax",
+    "ReLU",
+    "SequentialCell",
+    "SiLU",
+    "Sigmoid",
+    "Softmax",
+    "Softplus",
+    "Tanh",
+    "generator",
+    "get_activation",
+    "initial_value",
+    "set_seed",
+]

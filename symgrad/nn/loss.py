@@ -1,12 +1,27 @@
-"""``nn.loss``: MindSpore's loss cells used in training examples."""
+"""``nn.loss``: MindSpore's loss cells and their functional forms (``cross_entropy``, ...).
+
+Losses are built from symgrad ops, so their gradients (in logits, labels and weights) are closed
+forms. Class-index labels are data: they are read when the loss is traced, as one-hot masks.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from symgrad import dtype as mstype
 from symgrad import ops
 from symgrad.errors import OpError
 from symgrad.nn.cell import Cell
+from symgrad.ops.losses import (
+    _check_reduction,
+    _floating,
+    _optional_tensor,
+    _same_shapes,
+    _tensor,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+)
+from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
 
 
@@ -77,4 +92,130 @@ class SoftmaxCrossEntropyWithLogits(_Loss):
         return np.eye(classes)[index]
 
 
-__all__ = ["L1Loss", "MSELoss", "SoftmaxCrossEntropyWithLogits"]
+class SmoothL1Loss(_Loss):
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``, for ``d = logits - labels``
+    (same shapes), then ``reduction`` ('none' by default, as MindSpore's). ``beta`` is held in float32."""
+
+    def __init__(self, beta: float = 1.0, reduction: str = "none"):
+        super().__init__(reduction)
+        if not isinstance(beta, bool | int | float):
+            raise TypeError(f"SmoothL1Loss: beta must be a number, got {type(beta).__name__}")
+        if not beta > 0:  # MindSpore's kernel refuses these when called, with a RuntimeError
+            raise RuntimeError(f"SmoothL1Loss: beta must be > 0, got {beta}")
+        self.beta = float(np.float32(beta))
+
+    def construct(self, logits, labels):
+        for name, t in (("logits", logits), ("labels", labels)):
+            _floating(_tensor(t, "SmoothL1Loss", name), "SmoothL1Loss", name)
+        _same_shapes(logits, labels, "SmoothL1Loss", ("logits", "labels"))
+        d = logits - labels
+        size = ops.abs(d)
+        return self.reduce(ops.where(size < self.beta, 0.5 * d * d / self.beta, size - 0.5 * self.beta))
+
+
+class HuberLoss(_Loss):
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``, for ``d = logits - labels``
+    (broadcast), then ``reduction``. ``delta`` is checked when called, as MindSpore does."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0):
+        super().__init__(reduction)
+        self.delta = delta
+
+    def construct(self, logits, labels):
+        for name, t in (("logits", logits), ("labels", labels)):
+            _tensor(t, "HuberLoss", name)
+        if isinstance(self.delta, bool) or not isinstance(self.delta, int | float):
+            raise TypeError(f"HuberLoss: delta must be an int or a float, got {type(self.delta).__name__}")
+        if not self.delta > 0:
+            raise ValueError(f"HuberLoss: delta must be > 0, got {self.delta}")
+        d = logits - labels
+        size = ops.abs(d)
+        return self.reduce(ops.where(size < self.delta, 0.5 * d * d, self.delta * (size - 0.5 * self.delta)))
+
+
+class BCEWithLogitsLoss(_Loss):
+    """``binary_cross_entropy_with_logits(logits, labels, weight, pos_weight, reduction)``; ``weight``
+    and ``pos_weight`` are Tensors (not Parameters) that broadcast to the logits."""
+
+    def __init__(self, reduction: str = "mean", weight=None, pos_weight=None):
+        super().__init__(_check_reduction(reduction, "BCEWithLogitsLoss"))
+        for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+            if isinstance(t, Parameter):
+                raise TypeError(f"BCEWithLogitsLoss: {name} cannot be a Parameter")
+            _optional_tensor(t, "BCEWithLogitsLoss", name)
+        self.weight, self.pos_weight = weight, pos_weight
+
+    def construct(self, logits, labels):
+        return binary_cross_entropy_with_logits(logits, labels, self.weight, self.pos_weight, self.reduction)
+
+
+class BCELoss(_Loss):
+    """``-weight * (y log(x + 1e-12) + (1 - y) log(1 - x + 1e-12))`` for probabilities ``x``, then
+    ``reduction``: MindSpore's kernel, whose epsilon keeps the logarithms finite at 0 and 1. ``weight``
+    has the logits' shape."""
+
+    def __init__(self, weight=None, reduction: str = "mean"):
+        super().__init__(reduction)
+        self.weight = _optional_tensor(weight, "BCELoss", "weight")
+
+    def construct(self, logits, labels):
+        for name, t in (("logits", logits), ("labels", labels)):
+            _floating(_tensor(t, "BCELoss", name), "BCELoss", name)
+        _same_shapes(logits, labels, "BCELoss", ("logits", "labels"))
+        if self.weight is not None:  # MindSpore's kernel reads it elementwise, past its end if it is smaller
+            _same_shapes(logits, self.weight, "BCELoss", ("logits", "weight"))
+        eps = 1e-12
+        loss = -(labels * ops.log(logits + eps) + (1.0 - labels) * ops.log(1.0 - logits + eps))
+        return self.reduce(loss if self.weight is None else loss * self.weight)
+
+
+class CrossEntropyLoss(_Loss):
+    """``cross_entropy(logits, labels, weight, ignore_index, reduction, label_smoothing)``, with the
+    Cell's stricter checks: class indices are int32, probabilities float, ``label_smoothing`` in [0, 1]."""
+
+    def __init__(
+        self, weight=None, ignore_index: int = -100, reduction: str = "mean", label_smoothing: float = 0.0
+    ):
+        super().__init__(reduction)
+        who = "CrossEntropyLoss"
+        if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
+            raise TypeError(f"{who}: ignore_index must be an int, got {type(ignore_index).__name__}")
+        if not isinstance(label_smoothing, float):
+            raise TypeError(f"{who}: label_smoothing must be a float, got {type(label_smoothing).__name__}")
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise ValueError(f"{who}: label_smoothing must be in [0.0, 1.0], got {label_smoothing}")
+        if weight is not None:
+            _floating(_tensor(weight, who, "weight"), who, "weight")
+        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, label_smoothing
+
+    def construct(self, logits, labels):
+        who = "CrossEntropyLoss"
+        _floating(_tensor(logits, who, "logits"), who, "logits")
+        _tensor(labels, who, "labels")
+        if labels.ndim == logits.ndim:
+            _floating(labels, who, "probability labels")
+        elif labels.ndim == logits.ndim - 1:
+            if labels.dtype != mstype.int32:
+                raise TypeError(f"{who}: class-index labels must be int32, got {labels.dtype}")
+        else:
+            raise ValueError(
+                f"{who}: labels must have the logits' rank {logits.ndim} (probabilities) or one less "
+                f"(class indices), got shapes {logits.shape} and {labels.shape}"
+            )
+        return cross_entropy(
+            logits, labels, self.weight, self.ignore_index, self.reduction, self.label_smoothing
+        )
+
+
+__all__ = [
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CrossEntropyLoss",
+    "HuberLoss",
+    "L1Loss",
+    "MSELoss",
+    "SmoothL1Loss",
+    "SoftmaxCrossEntropyWithLogits",
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+]
