@@ -702,3 +702,12 @@ def test_wrappers_leave_their_networks_parameter_names_alone_as_mindspore_does()
         "1.weight",
         "1.bias",
     ]
+
+
+def test_stop_gradient_of_a_number_is_the_number_as_in_mindspore():
+    """MindSpore 2.10: ops.stop_gradient(3) returns 3 (symgrad raised AttributeError)."""
+    from symgrad import ops
+
+    assert ops.stop_gradient(3) == 3 and ops.stop_gradient(2.5) == 2.5
+    kept = ops.stop_gradient((1, symgrad.Tensor(np.ones(2))))
+    assert kept[0] == 1 and np.array_equal(kept[1].asnumpy(), np.ones(2))

@@ -338,7 +338,10 @@ def laplacian(fn: Callable, grad_position=0) -> Callable:
 
 
 def stop_gradient(x: Tensor) -> Tensor:
-    """``x`` itself, with a zero derivative: its branch drops out of every gradient."""
+    """``x`` itself, with a zero derivative: its branch drops out of every gradient. A number (or
+    anything else that is not a Tensor) is returned as it is, as MindSpore does: it has no gradient."""
     if isinstance(x, tuple | list):
         return type(x)(stop_gradient(t) for t in x)
+    if not isinstance(x, Tensor):
+        return x
     return x._op("stop_gradient")
