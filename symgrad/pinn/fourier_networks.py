@@ -16,7 +16,7 @@ import numpy as np
 from symgrad import dtype as mstype
 from symgrad import ops
 from symgrad.parameter import Parameter
-from symgrad.pinn.networks import _PointNetwork, activation_function, along_last_axis, whole_number
+from symgrad.pinn.networks import _PointNetwork, activation_function, along_last_axis, layer_widths
 from symgrad.tensor import Tensor
 
 
@@ -48,10 +48,7 @@ class MultiScaleFourierMLP(_PointNetwork):
     ):
         super().__init__()
         where = type(self).__name__
-        given = None if isinstance(layer_sizes, str) else np.asarray(layer_sizes, dtype=object)
-        if given is None or given.ndim != 1 or len(given) < 3:
-            raise ValueError(f"{where}: layer_sizes needs [inputs, hidden..., outputs], got {layer_sizes!r}")
-        self.layer_sizes = [whole_number(s, f"layer_sizes[{i}]", where, 1) for i, s in enumerate(given)]
+        self.layer_sizes = layer_widths(layer_sizes, where, hidden=True)
         self.n_inputs, self.n_outputs = self.layer_sizes[0], self.layer_sizes[-1]
         self.activation = activation_function(activation)
         self._use_factorization(None, seed)

@@ -47,6 +47,16 @@ def whole_number(value, label: str, where: str, smallest: int) -> int:
     return int(value)
 
 
+def layer_widths(layer_sizes, where: str, hidden: bool = False) -> list[int]:
+    """``layer_sizes`` as whole numbers >= 1: [inputs, outputs] at least (with ``hidden``, one hidden
+    layer at least), refusing strings, nesting, fractions and bools by name."""
+    given = None if isinstance(layer_sizes, str) else np.asarray(layer_sizes, dtype=object)
+    if given is None or given.ndim != 1 or len(given) < (3 if hidden else 2):
+        needs = "[inputs, hidden..., outputs]" if hidden else "at least [inputs, outputs]"
+        raise ValueError(f"{where}: layer_sizes needs {needs}, got {layer_sizes!r}")
+    return [whole_number(s, f"layer_sizes[{i}]", where, 1) for i, s in enumerate(given)]
+
+
 def activation_function(activation: str | Callable) -> Callable:
     """``activation`` as a function of a Tensor: a callable as it is, or the name of a ``symgrad.ops``
     function; either must map a Tensor to a Tensor of its shape (tried once on a small one)."""
@@ -287,12 +297,7 @@ class MLP(_PointNetwork):
         factorization: tuple[float, float] | None = None,
     ):
         super().__init__()
-        given = None if isinstance(layer_sizes, str) else np.asarray(layer_sizes, dtype=object)
-        if given is None or given.ndim != 1 or len(given) < 2:
-            raise ValueError(
-                f"{type(self).__name__}: layer_sizes needs at least [inputs, outputs], got {layer_sizes!r}"
-            )
-        sizes = [whole_number(s, f"layer_sizes[{i}]", type(self).__name__, 1) for i, s in enumerate(given)]
+        sizes = layer_widths(layer_sizes, type(self).__name__)
         self.layer_sizes = sizes
         self.n_inputs, self.n_outputs = sizes[0], sizes[-1]
         self.activation = activation_function(activation)

@@ -17,12 +17,11 @@ import numpy as np
 
 import lowering
 from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
-from symgrad.autodiff.tracing import Trace
 from symgrad.core.graph import Node, const, free_vars
 from symgrad.evaluate import value_of
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
-from symgrad.verification.frameworks import TOLERANCE
+from symgrad.verification.frameworks import TOLERANCE, trace_program
 from symgrad.verification.report import FAIL, OK, Report, Row, compare, magnitude
 
 # per-entry blocks past this many entries are checked in random directions instead (order 1)
@@ -67,20 +66,13 @@ def check_directional(
     with the exact ``J^T v`` for ``directions`` random cotangents."""
     if not isinstance(directions, int) or isinstance(directions, bool) or directions < 1:
         raise ValueError(f"verify: directions must be a whole number >= 1, got {directions!r}")
-    trace = Trace()
-    names = imported.input_names
-    leaves = [trace.leaf(Tensor(np.asarray(a)), n) for a, n in zip(arrays, names)]
-    outputs = imported(*leaves)
-    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    wrt = [leaves[p]._node for p in positions] + [w._node for _, w in weights]
-    labels = [names[p] for p in positions] + [n for n, _ in weights]
-    env = {**trace.env, **{k: v for o in outputs for k, v in o._env.items()}}
+    traced = trace_program(imported, arrays, positions, weights)
+    outputs, wrt, labels, env = traced.outputs, traced.wrt, traced.labels, traced.env
     dtype = _dtype(arrays, positions, weights)
     rng = np.random.default_rng(seed)
-    point = ", ".join(f"{names[p]} {tuple(np.shape(arrays[p]))}" for p in positions)
     size = sum(int(np.prod(n.shape)) for n in wrt)
     report = Report(
-        f"verify {imported.name} ({kind}) at {point} ({dtype}), order 1, {directions} direction(s)"
+        f"verify {imported.name} ({kind}) at {traced.point} ({dtype}), order 1, {directions} direction(s)"
     )
     report.notes.append(
         f"{size} differentiated entries: compared J^T v for {directions} random cotangent(s) v, entry by "

@@ -8,6 +8,7 @@ derivatives; this module does the rest the same way for both.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -40,6 +41,35 @@ def has_leaf(inputs: Sequence, test: Callable[[object], bool]) -> bool:
     return False
 
 
+@dataclass
+class TracedProgram:
+    """An imported program traced at its inputs: what both ways of checking it start from."""
+
+    outputs: tuple[Tensor, ...]
+    wrt: list  # the differentiated inputs' variables, then the weights'
+    labels: list[str]  # their names in the report
+    env: dict  # every variable's value
+    point: str  # "x (2, 3), y (3,)": the differentiated inputs, for the report's title
+
+
+def trace_program(
+    imported, arrays: Sequence[np.ndarray], positions: Sequence[int], weights: Sequence[tuple[str, Parameter]]
+) -> TracedProgram:
+    """``imported`` (``from_torch``/``from_jax``) called on variables standing for ``arrays``."""
+    trace = Trace()
+    names = imported.input_names
+    leaves = [trace.leaf(Tensor(np.asarray(a)), n) for a, n in zip(arrays, names)]
+    outputs = imported(*leaves)
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    return TracedProgram(
+        outputs,
+        [leaves[p]._node for p in positions] + [w._node for _, w in weights],
+        [names[p] for p in positions] + [n for n, _ in weights],
+        {**trace.env, **{k: v for o in outputs for k, v in o._env.items()}},
+        ", ".join(f"{names[p]} {tuple(np.shape(arrays[p]))}" for p in positions),
+    )
+
+
 def check_against_exact(
     imported,
     arrays: Sequence[np.ndarray],
@@ -65,16 +95,11 @@ def check_against_exact(
     """
     if order < 1:
         raise ValueError(f"verify: order must be 1 or more, got {order}")
-    trace = Trace()
-    names = imported.input_names
-    leaves = [trace.leaf(Tensor(a), n) for a, n in zip(arrays, names)]
-    outputs = imported(*leaves)
-    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    wrt: list = [leaves[p]._node for p in positions] + [w._node for _, w in weights]
-    out_nodes = [o._node for o in outputs]
-    levels = derivative_blocks(out_nodes, wrt, [names[p] for p in positions] + [n for n, _ in weights], order)
+    traced = trace_program(imported, arrays, positions, weights)
+    wrt, env = traced.wrt, traced.env
+    out_nodes = [o._node for o in traced.outputs]
+    levels = derivative_blocks(out_nodes, wrt, traced.labels, order)
     blocks = [b for level in levels for b in level]
-    env = {**trace.env, **{k: v for o in outputs for k, v in o._env.items()}}
     args = list(dict.fromkeys(wrt + free_vars(out_nodes + [b.node for b in blocks])))
     values = [np.asarray(value_of(v, env)) for v in args]
     dtype = (
@@ -86,8 +111,7 @@ def check_against_exact(
     with np.errstate(all="ignore"):  # only its rounding is used: an overflow there is not a finding
         kernel = methods.compiled_values([b.node for b in blocks], args, values)
 
-    point = ", ".join(f"{names[p]} {tuple(np.shape(arrays[p]))}" for p in positions)
-    report = Report(f"verify {imported.name} ({kind}) at {point} ({dtype}), order {order}")
+    report = Report(f"verify {imported.name} ({kind}) at {traced.point} ({dtype}), order {order}")
     report.blocks = blocks
     kinks = kink_notes(out_nodes, args, values, report.notes)
     got, failure = derivatives()
