@@ -16,7 +16,10 @@ from symgrad.explain import explain, graph_dot, render_graph
 from symgrad.initializer import initializer
 from symgrad.jit import jit, jit_class, mutable
 from symgrad.kernels import kernel, placeholder
+from symgrad.nn.layers import get_seed, set_seed
+from symgrad.ops.functional import vmap
 from symgrad.parameter import Parameter, ParameterTuple
+from symgrad.runtime import data_sink, set_device
 from symgrad.serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from symgrad.tensor import Tensor
 from symgrad.verification import verify
@@ -71,7 +74,23 @@ __all__ = [
     "load_param_into_net",
     "save_checkpoint",
     "set_context",
+    # used by MindSpore's tutorials and MindFlow (issue 42's coverage scan)
+    "data_sink",
+    "from_numpy",
+    "get_seed",
+    "set_device",
+    "set_seed",
+    "vmap",
 ]
+
+
+def from_numpy(array) -> Tensor:
+    """A Tensor holding ``array``'s values (MindSpore's ``from_numpy``; symgrad's Tensors own their data)."""
+    import numpy
+
+    if not isinstance(array, numpy.ndarray):
+        raise TypeError(f"from_numpy: array must be a numpy.ndarray, got {type(array).__name__}")
+    return Tensor(array)
 
 
 def __getattr__(name: str):

@@ -33,6 +33,11 @@ class GradNotFoundError(GradError, RuntimeError):
     """``get_grad`` was asked for a position or Parameter that has no gradient in the result."""
 
 
+class SensCountError(GradError, RuntimeError):
+    """A sens (``v``) whose count, nesting or kind does not match the network's outputs (MindSpore
+    raises RuntimeError: "The given sens gradient's size should be same as out of network")."""
+
+
 class UnboundError(SymgradError, ValueError):
     """A graph was evaluated while one of its variables had no value."""
 

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 
 from symgrad.autodiff import recording
@@ -24,7 +25,7 @@ from symgrad.autodiff.tracing import (
     trace_inputs,
 )
 from symgrad.core.families.structural import zeros_like
-from symgrad.errors import EmptyPositionError, GradError, GradNotFoundError, GradTypeError
+from symgrad.errors import EmptyPositionError, GradError, GradNotFoundError, GradTypeError, SensCountError
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
 
@@ -33,11 +34,47 @@ def _weights_list(weights, who: str) -> tuple[list[Parameter], bool]:
     """Parameters to differentiate, and whether the caller gave a single one."""
     if isinstance(weights, Parameter):
         return [weights], True
+    if isinstance(weights, str | bytes) or not hasattr(weights, "__iter__"):
+        raise GradTypeError(
+            f"{who}: weights must be a Parameter or a tuple or list of Parameters, got {type(weights).__name__}"
+        )
     items = list(weights)
     for w in items:
         if not isinstance(w, Parameter):
-            raise GradError(f"{who}: weights must be Parameters, got {type(w).__name__}")
+            raise GradTypeError(f"{who}: weights must be Parameters, got {type(w).__name__}")
     return items, False
+
+
+def check_flags(who: str, **flags) -> None:
+    """A TypeError for a flag that is not a bool (``has_aux=1``), as MindSpore's validator raises."""
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise GradTypeError(f"{who}: {name!r} must be a bool, got {type(value).__name__} {value!r:.40}")
+
+
+def check_callable(fn, who: str, error: type[Exception] = GradTypeError) -> None:
+    """``fn`` must be callable: MindSpore raises TypeError (ValueError in ``jvp``)."""
+    if not callable(fn):
+        raise error(f"{who}: fn must be callable (a function or a Cell), got {type(fn).__name__}")
+
+
+def check_sens_kind(sens, who: str) -> None:
+    """A sens given to ``grad``/``GradOperation`` that is neither a Tensor nor a structure of them
+    (a number, a NumPy array): MindSpore raises RuntimeError (its size is not the network's)."""
+    if sens is not None and not isinstance(sens, Tensor | tuple | list | dict):
+        raise SensCountError(
+            f"{who}: the sens value must be a Tensor (or a tuple of them) shaped like the network's "
+            f"output, got {type(sens).__name__}"
+        )
+
+
+def check_aux_outputs(outputs: list, is_tuple: bool, who: str) -> None:
+    """With ``has_aux=True`` the function must return more than one output (MindSpore's ValueError)."""
+    if not is_tuple or len(outputs) < 2:
+        raise GradError(
+            f"{who}: with has_aux=True fn must return more than one output (the first is differentiated, "
+            f"the rest are auxiliary), got {len(outputs) if is_tuple else 'one'}"
+        )
 
 
 class GradOperation:
@@ -51,11 +88,13 @@ class GradOperation:
     """
 
     def __init__(self, get_all: bool = False, get_by_list: bool = False, sens_param: bool = False):
+        check_flags("GradOperation", get_all=get_all, get_by_list=get_by_list, sens_param=sens_param)
         self.get_all = get_all
         self.get_by_list = get_by_list
         self.sens_param = sens_param
 
     def __call__(self, fn: Callable, weights=None) -> Callable:
+        check_callable(fn, "GradOperation")
         params, single_weight = (
             default_weights(fn, weights, "GradOperation") if self.get_by_list else ([], False)
         )
@@ -72,6 +111,7 @@ class GradOperation:
                         "GradOperation(sens_param=True): the last argument must be the sens value"
                     )
                 args, sens = args[:-1], args[-1]
+                check_sens_kind(sens, "GradOperation")
                 check_arguments(
                     target,
                     args,
@@ -108,7 +148,7 @@ def _positions(grad_position, who: str) -> tuple[list[int], bool]:
     if not isinstance(positions, tuple | list) or not all(
         isinstance(p, int) and not isinstance(p, bool) for p in positions
     ):
-        raise GradError(f"{who}: grad_position must be an int or a tuple of ints, got {grad_position!r}")
+        raise GradTypeError(f"{who}: grad_position must be an int or a tuple of ints, got {grad_position!r}")
     if not positions:
         raise EmptyPositionError(
             f"{who}: grad_position is an empty tuple; give positions, or None with weights"
@@ -122,6 +162,8 @@ def _positions(grad_position, who: str) -> tuple[list[int], bool]:
 
 def _grad_impl(fn, grad_position, weights, has_aux, sens_param, return_ids, with_value: bool):
     who = "value_and_grad" if with_value else "grad"
+    check_callable(fn, who)
+    check_flags(who, has_aux=has_aux, sens_param=sens_param, return_ids=return_ids)
     if grad_position is None and weights is None:
         raise GradError(f"{who}: grad_position and weights cannot both be None")
     positions, single_pos = _positions(grad_position, who) if grad_position is not None else ([], False)
@@ -133,7 +175,10 @@ def _grad_impl(fn, grad_position, weights, has_aux, sens_param, return_ids, with
             if not args:
                 raise GradError(f"{who}(sens_param=True): the last argument must be the sens value")
             args, sens = args[:-1], args[-1]
+            check_sens_kind(sens, who)
         result = reverse(fn, args, positions, params, sens, has_aux, who)
+        if has_aux:
+            check_aux_outputs(result.outputs, result.is_tuple, who)
         gin: list = [(p, g) for p, g in zip(positions, result.input_grads) if g is not None]
         gw: list = [(w.name, g) for w, g in zip(params, result.weight_grads)]
         if not return_ids:
@@ -213,11 +258,46 @@ def as_tuple(x) -> tuple:
     return tuple(x) if isinstance(x, tuple | list) else (x,)
 
 
+def check_tangent_structure(inputs, v, who: str) -> None:
+    """``v`` must be shaped as ``inputs``: a Tensor for a Tensor, a tuple (list) of as many for a
+    tuple (list). MindSpore raises TypeError ("Type Join Failed") for another kind of container."""
+    sequence = (tuple, list)
+    if isinstance(inputs, sequence) and len(inputs) == 1 and isinstance(v, Tensor):
+        return  # nn.Jvp passes its one input as a tuple of one with its Tensor v
+    if isinstance(inputs, sequence) != isinstance(v, sequence) or (
+        isinstance(inputs, sequence) and type(inputs) is not type(v)
+    ):
+        raise GradTypeError(
+            f"{who}: v must have the structure of the inputs (a Tensor for a Tensor, a tuple for a tuple), "
+            f"got inputs of type {type(inputs).__name__} and v of type {type(v).__name__}"
+        )
+
+
+def check_fn_takes(fn: Callable, inputs: tuple, who: str) -> None:
+    """A TypeError when ``fn`` cannot be called with ``inputs`` (MindSpore: "The parameters number of
+    the function is 1, but the number of provided arguments is 2")."""
+    try:
+        signature = inspect.signature(getattr(fn, "construct", fn))
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*inputs)
+    except TypeError as exc:
+        raise GradTypeError(
+            f"{who}: {fn_name(fn)} cannot be called with {len(inputs)} input(s): {exc}"
+        ) from None
+
+
 def jvp(fn: Callable, inputs, v, has_aux: bool = False):
     """Forward mode: ``(fn(*inputs), J @ v)``; ``inputs`` and ``v`` are a Tensor or tuples."""
+    check_callable(fn, "jvp", GradError)  # MindSpore: ValueError("The object is not callable")
+    check_flags("jvp", has_aux=has_aux)
+    check_tangent_structure(inputs, v, "jvp")
     ins, vs = as_tuple(inputs), as_tuple(v)
+    check_fn_takes(fn, ins, "jvp")
     outs, tangents, is_tuple = forward(fn, ins, vs)
     if has_aux:
+        check_aux_outputs(outs, is_tuple, "jvp")
         return outs[0], tangents[0], _aux(outs[1:])
     pack = (lambda xs: tuple(xs)) if is_tuple else (lambda xs: xs[0])
     return pack(outs), pack(tangents)
@@ -237,6 +317,8 @@ def vjp(fn: Callable, *args, weights=None, has_aux: bool = False):
     positional value per output); with ``weights``, ``(input cotangents, weight
     cotangents)``; with ``has_aux``, ``(outputs, vjp_fn, aux)``.
     """
+    check_callable(fn, "vjp")
+    check_flags("vjp", has_aux=has_aux)
     params = _weights_list(weights, "vjp")[0] if weights is not None else []
     if len(args) == 2 and isinstance(args[0], tuple | list) and not params:
         inputs, v = tuple(args[0]), args[1]
@@ -250,9 +332,20 @@ def vjp(fn: Callable, *args, weights=None, has_aux: bool = False):
     first = reverse(fn, inputs, range(len(inputs)), params, None, has_aux, "vjp", pullback=True)
     outs, pull = first.outputs, first.pull
     assert pull is not None  # reverse(pullback=True) returns its pullback
+    if has_aux:
+        check_aux_outputs(outs, first.is_tuple, "vjp")
+    differentiated = 1 if has_aux else len(outs)
+    tuple_out = first.is_tuple and not has_aux
 
     def vjp_fn(*v):
         v = v[0] if len(v) == 1 else v
+        flat = isinstance(v, tuple | list) and not any(isinstance(s, tuple | list | dict) for s in v)
+        count = len(v) if flat else 1
+        if outs and (flat or isinstance(v, Tensor)) and (count != differentiated or (tuple_out and not flat)):
+            raise SensCountError(
+                f"vjp: got {count} v value(s) for {differentiated} differentiated output(s) of "
+                f"{fn_name(fn)}; give one Tensor per output (a tuple for a tuple output)"
+            )
         input_grads, weight_grads = pull(v)
         gin = tuple(input_grads)
         return (gin, tuple(weight_grads)) if params else gin
@@ -264,6 +357,7 @@ def vjp(fn: Callable, *args, weights=None, has_aux: bool = False):
 
 def _jacobian(fn: Callable, grad_position, has_aux: bool, mode: str) -> Callable:
     who = "jacfwd" if mode == "fwd" else "jacrev"
+    check_flags(who, has_aux=has_aux)
     positions, single = _positions(grad_position, who)
 
     def jac_fn(*args):

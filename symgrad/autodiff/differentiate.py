@@ -23,7 +23,7 @@ from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import full, zeros_like
 from symgrad.core.graph import Node
 from symgrad.core.registry import substitute
-from symgrad.errors import GradError, GradTypeError, PositionError
+from symgrad.errors import GradError, GradTypeError, PositionError, SensCountError
 from symgrad.tensor import Tensor, merge_env
 
 
@@ -36,7 +36,7 @@ def _sens_list(sens, outputs: list[Tensor], is_tuple: bool, who: str) -> list[Te
     )
     parts = tensor_leaves(sens) if nested else list(sens) if isinstance(sens, tuple | list) else [sens]
     if len(parts) != len(outputs) or (is_tuple and not isinstance(sens, tuple | list | dict)):
-        raise GradError(
+        raise SensCountError(  # MindSpore raises RuntimeError here
             f"{who}: sens must match the network output: the output is "
             f"{'a tuple of ' + str(len(outputs)) if is_tuple else 'one'} Tensor(s), "
             f"got {len(parts)} sens value(s)"

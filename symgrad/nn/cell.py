@@ -10,6 +10,25 @@ from symgrad.autodiff.custom_bprop import bprop_set_aside, with_bprop
 from symgrad.parameter import Parameter
 
 
+def _precision_of(cell: Cell):
+    """The dtype ``to_float`` set on ``cell`` (by its flags), or None."""
+    from symgrad import dtype as mstype
+
+    flags = cell.__dict__
+    if flags.get("fp16"):
+        return mstype.float16
+    return mstype.float32 if flags.get("fp32") else None
+
+
+def _cast_float(value, dst):
+    """A float Tensor (or Parameter) cast to ``dst``; anything else unchanged."""
+    from symgrad.tensor import Tensor
+
+    if isinstance(value, Tensor) and value.dtype.is_float and value.dtype != dst:
+        return value.astype(dst)
+    return value
+
+
 class Cell:
     """Base class of networks; sub-cells and Parameters assigned as attributes are tracked."""
 
@@ -61,10 +80,38 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
     def __call__(self, *args, **kwargs):
+        dst = _precision_of(self)
+        if dst is not None:  # to_float: float inputs and this cell's float Parameters in dst
+            args = tuple(_cast_float(a, dst) for a in args)
+            cast = {name: _cast_float(p, dst) for name, p in self._params.items()}
+            saved = {name: self.__dict__[name] for name in cast}
+            self.__dict__.update(cast)
+            try:
+                return self._call_construct(args, kwargs)
+            finally:
+                self.__dict__.update(saved)
+        return self._call_construct(args, kwargs)
+
+    def _call_construct(self, args: tuple, kwargs: dict):
         out = self.construct(*args, **kwargs)
         if callable(getattr(self, "bprop", None)) and not kwargs and not bprop_set_aside(self):
             return with_bprop(self, args, out)
         return out
+
+    def to_float(self, dst_type) -> Cell:
+        """Run this cell and every sub-cell in ``dst_type`` (``float16`` or ``float32``): on each call
+        their float Tensor inputs and float Parameters are cast to it (the Parameters themselves
+        keep their dtype), as MindSpore's mixed precision; sets the flags ``fp16``/``fp32``/``bf16``."""
+        from symgrad import dtype as mstype
+
+        if dst_type not in (mstype.float16, mstype.float32):
+            raise ValueError(
+                "For 'to_float', the argument 'dst_type' must be mstype.float32 or mstype.float16 "
+                f"(symgrad has no bfloat16), but got {dst_type!r}"
+            )
+        return self.add_flags_recursive(
+            fp16=dst_type == mstype.float16, fp32=dst_type == mstype.float32, bf16=False
+        )
 
     def parameters_and_names(
         self, name_prefix: str = "", expand: bool = True

@@ -11,6 +11,7 @@ from symgrad import ops
 from symgrad.nn import dropout
 from symgrad.nn.cell import Cell
 from symgrad.nn.containers import SequentialCell
+from symgrad.ops.compositions import pad_pairs
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
 
@@ -58,11 +59,26 @@ def _weight_and_bias(cell, shape: tuple, fan_in: int, weight_init, bias_init, ha
         )
 
 
+_seed: int | None = None
+
+
 def set_seed(seed: int) -> None:
-    """Seed the initializers of new layers and the masks of ``Dropout``."""
-    global _rng
+    """The global seed, as MindSpore's ``set_seed``: it seeds the initializers of new layers, the
+    masks of ``Dropout`` and ``numpy.random`` (MindSpore seeds NumPy's global generator too)."""
+    global _rng, _seed
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"The argument 'seed' must be type of int, but got {type(seed)}.")
+    if seed < 0:
+        raise ValueError(f"set_seed: seed must be >= 0, got {seed}")
+    np.random.seed(seed)
     _rng = np.random.default_rng(seed)
     dropout.seed(seed)
+    _seed = seed
+
+
+def get_seed() -> int | None:
+    """The seed ``set_seed`` last set (None before), as MindSpore's ``get_seed``."""
+    return _seed
 
 
 def generator() -> np.random.Generator:
@@ -70,27 +86,41 @@ def generator() -> np.random.Generator:
     return _rng
 
 
-class Tanh(Cell):
+class _Activation(Cell):
+    """A cell without arguments (MindSpore's ``nn.ReLU()``: its ``__init__`` takes none)."""
+
+    def __init__(self):
+        super().__init__()
+
+
+class Tanh(_Activation):
     def construct(self, x):
         return ops.tanh(x)
 
 
-class ReLU(Cell):
+class ReLU(_Activation):
     def construct(self, x):
         return ops.relu(x)
 
 
-class Sigmoid(Cell):
+class Sigmoid(_Activation):
     def construct(self, x):
         return ops.sigmoid(x)
 
 
-class Softplus(Cell):
+class Softplus(_Activation):
     def construct(self, x):
         return ops.softplus(x)
 
 
-class SiLU(Cell):
+class Identity(_Activation):
+    """``x`` itself (``nn.Identity``)."""
+
+    def construct(self, x):
+        return x
+
+
+class SiLU(_Activation):
     def construct(self, x):
         return ops.silu(x)
 
@@ -246,6 +276,83 @@ class Conv2d(Cell):
         )
 
 
+class Conv1d(Cell):
+    """1-D convolution over (N, C, L) inputs, as MindSpore's ``nn.Conv1d``: a ``Conv2d`` over a height
+    of 1, with MindSpore's weight shape (out, in / group, 1, kernel_size)."""
+
+    weight: Parameter  # set by _weight_and_bias, with these two
+    has_bias: bool
+    bias: Parameter
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: int,
+        stride: int = 1,
+        pad_mode: str = "same",
+        padding: int = 0,
+        dilation: int = 1,
+        group: int = 1,
+        has_bias: bool = False,
+        weight_init=None,
+        bias_init=None,
+        dtype=mstype.float32,
+    ):
+        super().__init__()
+        for name, value in (
+            ("kernel_size", kernel_size),
+            ("stride", stride),
+            ("padding", padding),
+            ("dilation", dilation),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"Conv1d: {name} must be an int, got {type(value).__name__}")
+        if in_channels % group or out_channels % group:
+            raise ValueError(
+                f"Conv1d: in_channels {in_channels} and out_channels {out_channels} must divide by group {group}"
+            )
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
+        self.stride, self.pad_mode, self.padding, self.dilation, self.group = (
+            stride,
+            pad_mode,
+            padding,
+            dilation,
+            group,
+        )
+        fan_in = in_channels // group * kernel_size
+        weight_init = "HeUniform" if weight_init is None else weight_init
+        bias_init = "uniform" if bias_init is None else bias_init
+        shape = (out_channels, in_channels // group, 1, kernel_size)
+        _weight_and_bias(self, shape, fan_in, weight_init, bias_init, has_bias, dtype)
+
+    def construct(self, x):
+        if x.ndim != 3:
+            raise ValueError(f"Conv1d: input must have shape (N, C, L), got {x.shape}")
+        padding = (0, 0, self.padding, self.padding) if self.pad_mode == "pad" else 0
+        y = ops.conv2d(
+            x.expand_dims(2), self.weight, self.bias if self.has_bias else None,
+            (1, self.stride), self.pad_mode, padding, (1, self.dilation), self.group,
+        )  # fmt: skip
+        return y.squeeze(2)
+
+
+class Pad(Cell):
+    """``nn.Pad(paddings, mode="CONSTANT")``: one (before, after) pair per axis; CONSTANT (zeros),
+    REFLECT or SYMMETRIC."""
+
+    def __init__(self, paddings, mode: str = "CONSTANT"):
+        super().__init__()
+        if not isinstance(paddings, tuple) or not all(isinstance(p, tuple) and len(p) == 2 for p in paddings):
+            raise TypeError(f"Pad: paddings must be a tuple of (before, after) pairs, got {paddings!r}")
+        if mode.upper() not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+            raise ValueError(f"Pad: mode must be 'CONSTANT', 'REFLECT' or 'SYMMETRIC', got {mode!r}")
+        self.paddings, self.mode = paddings, mode
+
+    def construct(self, x):
+        return pad_pairs(x, self.paddings, self.mode, "Pad")
+
+
 class Flatten(Cell):
     """The axes from ``start_dim`` to ``end_dim`` merged into one, as MindSpore's ``nn.Flatten``
     (a 0-d input becomes 1-d); the input itself when they name one axis."""
@@ -274,6 +381,9 @@ class Flatten(Cell):
 
 
 __all__ = [
+    "Conv1d",
+    "Identity",
+    "Pad",
     "ELU",
     "GELU",
     "Conv2d",
@@ -290,6 +400,7 @@ __all__ = [
     "Tanh",
     "generator",
     "get_activation",
+    "get_seed",
     "initial_value",
     "set_seed",
 ]

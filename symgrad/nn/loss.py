@@ -25,7 +25,11 @@ from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor
 
 
-class _Loss(Cell):
+class LossBase(Cell):
+    """MindSpore's base of loss cells: ``reduction`` ('mean', 'sum' or 'none'), ``get_loss`` and
+    ``get_axis`` for a subclass's ``construct``. (MindSpore's ``self.reduce`` is a flag; here it is
+    the method that applies ``reduction``.)"""
+
     def __init__(self, reduction: str = "mean"):
         super().__init__()
         if reduction not in ("mean", "sum", "none"):
@@ -33,11 +37,29 @@ class _Loss(Cell):
                 f"{type(self).__name__}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}"
             )
         self.reduction = reduction
+        self.average = reduction != "sum"
 
     def reduce(self, values):
         if self.reduction == "mean":
             return values.mean()
         return values.sum() if self.reduction == "sum" else values
+
+    def get_axis(self, x) -> tuple[int, ...]:
+        """Every axis of ``x``: the axes ``get_loss`` reduces over."""
+        return tuple(range(len(x.shape)))
+
+    def get_loss(self, x, weights=1.0):
+        """``weights * x`` reduced by ``reduction``, computed in float32 and returned in x's dtype."""
+        x = _tensor(x, type(self).__name__, "x")
+        w = weights if isinstance(weights, Tensor) else Tensor(np.asarray(weights, np.float32))
+        weighted = ops.cast(x, mstype.float32) * ops.cast(w, mstype.float32)
+        return ops.cast(self.reduce(weighted), x.dtype)
+
+    def construct(self, logits, labels):
+        raise NotImplementedError(f"{type(self).__name__} must define construct(logits, labels)")
+
+
+_Loss = LossBase  # the loss cells below are LossBase subclasses, as MindSpore's are
 
 
 class MSELoss(_Loss):
@@ -52,6 +74,24 @@ class L1Loss(_Loss):
 
     def construct(self, logits, labels):
         return self.reduce(ops.abs(logits - labels))
+
+
+class MAELoss(_Loss):
+    """Mean (or sum) of ``|logits - label|`` through ``get_loss``, as MindSpore's."""
+
+    def construct(self, logits, label):
+        return self.get_loss(ops.abs(logits - label))
+
+
+class RMSELoss(_Loss):
+    """``sqrt(mean((logits - label)^2))``."""
+
+    def __init__(self):
+        super().__init__()
+        self.MSELoss = MSELoss()
+
+    def construct(self, logits, label):
+        return ops.sqrt(self.MSELoss(logits, label))
 
 
 class SoftmaxCrossEntropyWithLogits(_Loss):
@@ -208,6 +248,9 @@ class CrossEntropyLoss(_Loss):
 
 
 __all__ = [
+    "LossBase",
+    "MAELoss",
+    "RMSELoss",
     "BCELoss",
     "BCEWithLogitsLoss",
     "CrossEntropyLoss",

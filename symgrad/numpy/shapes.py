@@ -22,6 +22,11 @@ def reshape(x, new_shape) -> Tensor:
     return ops.reshape(asarray(x), new_shape)
 
 
+def roll(a, shift, axis=None) -> Tensor:
+    """Entries shifted by ``shift`` along ``axis`` (the flattened array when None), wrapping round."""
+    return ops.roll(asarray(a), shift, axis)
+
+
 def ravel(x) -> Tensor:
     """``x`` as a 1-D tensor."""
     return ops.ravel(asarray(x))
@@ -213,6 +218,7 @@ def size(a, axis=None) -> int:
 
 __all__ = sorted(
     [
+        "roll",
         "array_split",
         "atleast_1d",
         "atleast_2d",

@@ -10,6 +10,7 @@ from symgrad.autodiff.api import GradOperation, hessian, jacfwd, jacrev, laplaci
 from symgrad.dtype import REAL_ONLY as _REAL_ONLY
 from symgrad.ops import built_from_rows as _built_from_rows
 from symgrad.ops import composed_math as _composed_math
+from symgrad.ops import compositions as _compositions
 from symgrad.ops import creation as _creation
 from symgrad.ops import functional as _functional
 from symgrad.ops import hooks as _hooks
@@ -24,6 +25,7 @@ from symgrad.ops import shaping as _shaping
 # the functional module already holds grad, jvp, vjp, value_and_grad, get_grad, jet, ... (as MindSpore's)
 _PARTS: tuple[_ModuleType, ...] = (_functional, _primitives, _built_from_rows, _hooks, _hypermap)
 _PARTS += (_creation, _inspection, _shaping, _reductions, _composed_math, _products, _losses)
+_PARTS += (_compositions,)  # names MindSpore's tutorials and MindFlow use (issue 42)
 for _part in _PARTS:
     globals().update({name: getattr(_part, name) for name in _part.__all__})
 
