@@ -61,7 +61,7 @@ def _tour(args) -> int:
 
 
 def _derive(args) -> int:
-    from symgrad.explain.derive import DeriveError, derive
+    from symgrad.explain.derive import DeriveError, derive, function_latex
 
     at = {}
     for item in args.at or []:
@@ -76,6 +76,8 @@ def _derive(args) -> int:
         rows = derive(args.formula, args.wrt, args.order, at or None)
     except DeriveError as exc:
         raise UsageError(str(exc)) from None
+    if args.latex:
+        print(function_latex(args.formula))
     for row in rows:
         print(row.latex() if args.latex else row)
     return 0

@@ -147,15 +147,44 @@ class stop_gradient(sympy.Function):  # noqa: N801 - printed under the name a pe
 STOPPED = stop_gradient
 
 
+class sigmoid(sympy.Function):  # noqa: N801 - printed under the name a person writes
+    """The logistic function σ(u) = 1/(1 + exp(-u)), kept whole so derivatives read σ·(1 - σ)."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1):
+        return self * (1 - self)
+
+    def _eval_rewrite_as_exp(self, u, **kwargs):
+        return 1 / (1 + sympy.exp(-u))
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(sympy.exp)._eval_evalf(prec)
+
+    def _latex(self, printer) -> str:
+        return rf"\sigma\left({printer._print(self.args[0])}\right)"
+
+    def _sympystr(self, printer) -> str:
+        return f"σ({printer._print(self.args[0])})"
+
+
+FAMILIAR = {"sigmoid": sigmoid}  # ops shown as the function people know, not its definition
+
+
 def to_sympy(
-    nodes: Sequence[Node], symbols: dict[Var, np.ndarray] | None = None, constant=number, marked: bool = False
+    nodes: Sequence[Node],
+    symbols: dict[Var, np.ndarray] | None = None,
+    constant=number,
+    marked: bool = False,
+    familiar: bool = False,
 ) -> list[np.ndarray]:
     """Object arrays of SymPy expressions for ``nodes`` (flattens the graph).
 
     ``constant`` turns each constant's value into a SymPy number (default: exact where
     it is a short decimal, see :func:`number`). With ``marked``, what ``stop_gradient`` passes on
     stays visible as ``stop_gradient(...)`` (for a person: its value counts, its derivative does
-    not), where it is otherwise its argument.
+    not), where it is otherwise its argument. With ``familiar``, ops people know by name stay whole
+    (σ(x), whose derivative reads σ(x)·(1 - σ(x)), not 1/(4·cosh(x/2)^2)).
     """
     order = topo_order(nodes)
     values: dict[Node, np.ndarray] = {}
@@ -171,6 +200,8 @@ def to_sympy(
             arrays = [values[a] for a in node.args]
             if marked and op.passes_value:
                 values[node] = _elementwise(STOPPED, arrays, (), node.shape)
+            elif familiar and node.op in FAMILIAR:
+                values[node] = _elementwise(FAMILIAR[node.op], arrays, (), node.shape)
             elif op.kind in (ELEMENTWISE, NONDIFF):
                 values[node] = _elementwise(op.sympy, arrays, node.params, node.shape)
             else:

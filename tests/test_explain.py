@@ -145,8 +145,8 @@ def test_derive_command():
     done = run_cli("derive", "sin(x)*y**2", "--wrt", "x", "y", "--order", "2", "--at", "x=1", "y=2")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == f"d/dx = y**2*cos(x) = {4 * np.cos(1):.12g}"
-    assert lines[3] == f"d^2/dxdy = 2*y*cos(x) = {4 * np.cos(1):.12g}"
+    assert lines[0] == f"d/dx = y^2·cos(x) = {4 * np.cos(1):.12g}"
+    assert lines[3] == f"d^2/dxdy = 2·y·cos(x) = {4 * np.cos(1):.12g}"
     assert len(lines) == 5
 
 

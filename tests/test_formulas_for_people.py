@@ -113,15 +113,19 @@ def test_values_use_the_exact_constants():
     (row,) = derive("x/3 + pi*x^2", ["x"], at={"x": 2.0})
     assert row.value == pytest.approx(1 / 3 + 4 * np.pi, rel=1e-15)
     assert (
-        row.latex() == r"\frac{\partial}{\partial x} = 2 \pi x + \frac{1}{3} = " + f"{1 / 3 + 4 * np.pi:.12g}"
+        row.latex()
+        == r"\frac{\partial f}{\partial x} = 2 \cdot \pi \cdot x + \frac{1}{3} = "
+        + f"{1 / 3 + 4 * np.pi:.12g}"
     )
 
 
 def test_derive_cli_prints_exact_forms_and_latex():
     done = run_cli("derive", "x/3 + pi x^2", "--wrt", "x", "--order", "2")
-    assert done.stdout.splitlines() == ["d/dx = 2*pi*x + 1/3", "d^2/dxdx = 2*pi"]
+    assert done.stdout.splitlines() == ["d/dx = 2·pi·x + 1/3", "d^2/dxdx = 2·pi"]
     done = run_cli("derive", "sin(x) y^2", "--wrt", "x", "y", "--latex")
-    assert done.stdout.splitlines()[1] == r"\frac{\partial}{\partial y} = 2 y \sin{\left(x \right)}"
+    lines = done.stdout.splitlines()
+    assert lines[0] == r"f = y^{2} \cdot \sin{\left(x \right)}"
+    assert lines[2] == r"\frac{\partial f}{\partial y} = 2 \cdot y \cdot \sin{\left(x \right)}"
 
 
 # ----- unique names -----
@@ -303,7 +307,7 @@ def test_kernel_warnings_name_the_op_and_formula():
 
 def test_readme_shows_what_derive_prints():
     readme = (ROOT / "README.md").read_text()
-    (block,) = [b for b in re.findall(r"```[a-z]*\n(.*?)```", readme, re.S) if b.startswith("d/dx = x*(x")]
+    (block,) = [b for b in re.findall(r"```[a-z]*\n(.*?)```", readme, re.S) if b.startswith("d/dx = x·(x")]
     shown = block.splitlines()
     printed = run_cli(
         "derive", "x^3/3 + pi x^2 sin(y)", "--wrt", "x", "y", "--order", "2", "--at", "x=1", "y=2"

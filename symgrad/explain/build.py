@@ -9,16 +9,26 @@ import numpy as np
 import sympy
 
 from symgrad.autodiff.recording import Episode, recording
-from symgrad.closed_form import as_sympy, expanded_size, to_sympy, variable_labels, variable_symbols
+from symgrad.closed_form import (
+    STOPPED,
+    as_sympy,
+    expanded_size,
+    to_sympy,
+    variable_labels,
+    variable_symbols,
+)
 from symgrad.core.graph import Node, Var, count_ops, topo_order
 from symgrad.core.registry import lookup
 from symgrad.evaluate import evaluate
 from symgrad.explain.derivation import Derivation, Entry, Explanation, Step
 from symgrad.explain.i18n import phrase
 from symgrad.explain.intermediates import intermediates
+from symgrad.explain.notation import familiar, grouped_sum, text, tidy
 
+TIDY_SECONDS = 1.0
 MAX_FLAT_SIZE = 600  # operations of the flattened formulas; larger ones are shown as named intermediates
 MAX_SUM_TERMS = 200
+MAX_FLAT_CHARS = 400  # a longer flat formula element is shown as named intermediates (the chain rule)
 
 
 def explain(fn: Callable, *inputs, lang: str = "en") -> Explanation:
@@ -82,8 +92,11 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
         labels = variable_labels(variables)
         e = replace(e, wrt_names=[_label(w, name, labels) for w, name in zip(e.wrt, e.wrt_names)])
         symbols = variable_symbols(variables)
-        raw = dict(zip(shown, to_sympy(shown, symbols, marked=True)))
-        exprs = {n: as_sympy(a) for n, a in raw.items()}
+        raw = without_shifts(dict(zip(shown, to_sympy(shown, symbols, marked=True, familiar=True))))
+        exprs = {n: as_sympy(_each(a, _display_form(n, e))) for n, a in raw.items()}
+        stops = [s for s in stops if _still_shown(s, raw, e.outputs)]
+        if max(_longest(exprs[n]) for n in list(e.outputs) + list(e.results)) > MAX_FLAT_CHARS:
+            flat, exprs, raw = False, {}, {}  # a long flat formula reads better as the chain rule
     values = dict(zip(list(e.results) + list(seeds), evaluate(list(e.results) + list(seeds), e.env)))
     title = phrase(f"{e.kind}_title", lang, fn=e.fn_name)
     d = Derivation(title)
@@ -100,7 +113,7 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
         if e.kind == "grad":
             total = " + ".join(("s·" if seeds else "") + t for t, _ in out_names)
             d.steps.append(Step(phrase("which", lang), [
-                Entry(f"d(Σ {total})/d{name}", rf"\frac{{\mathrm{{d}}}}{{\mathrm{{d}}{name}}}", names[r])
+                Entry(f"d(Σ {total})/d{name}", _which_latex(out_names, bool(seeds), name), names[r])
                 for name, r in zip(e.wrt_names, e.results)
             ]))  # fmt: skip
         d.steps.append(Step(phrase("sizes", lang), [
@@ -123,6 +136,73 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
     else:
         _labelled_steps(d, e, seeds, exprs, values, flat, lang)
     return d
+
+
+def _which_latex(out_names, seeded: bool, name: str) -> str:
+    total = " + ".join(("s \\cdot " if seeded else "") + lt for _, lt in out_names)
+    return rf"\frac{{\mathrm{{d}}(\sum {total})}}{{\mathrm{{d}}{name}}}"
+
+
+def _each(array: np.ndarray, fn) -> np.ndarray:
+    out = np.empty(array.shape, dtype=object)
+    for idx in np.ndindex(array.shape):
+        out[idx] = fn(array[idx])
+    return out
+
+
+def _display_form(node: Node, e: Episode):
+    """How an element is shown: derivatives tidied (x^x·(log(x) + 1)), forward results with their
+    common factors outside ((x1·y1 + x2·y4 + x3·y7)·z), σ for the logistic function."""
+    if any(node is r for r in e.results):
+        return lambda v: familiar(tidy(v, TIDY_SECONDS))
+    return lambda v: familiar(sympy.factor_terms(v)) if isinstance(v, sympy.Expr) else v
+
+
+def _longest(expr) -> int:
+    items = sympy.flatten(expr.tolist()) if isinstance(expr, sympy.NDimArray) else [expr]
+    return max((len(text(i)) for i in items), default=0)
+
+
+def _still_shown(stop: Node, raw: dict, outputs) -> bool:
+    """A stop_gradient is shown while its mark is in a forward formula (not a removed shift)."""
+    marked = {STOPPED(v) for v in np.asarray(raw[stop.args[0]]).flat}
+    return any(
+        isinstance(v, sympy.Basic) and marked & v.atoms(STOPPED)
+        for o in outputs
+        for v in np.asarray(raw[o]).flat
+    )
+
+
+def without_shifts(raw: dict) -> dict:
+    """Formulas without the stability shift ``x - stop_gradient(max(x))`` of softmax and logsumexp,
+    which the student never wrote: removed where every formula is the same without it (checked at
+    random points to 30 digits), so what is shown is what the student's formula means."""
+    shifts = {
+        a for arr in raw.values() for v in np.asarray(arr).flat if isinstance(v, sympy.Basic)
+        for a in v.atoms(STOPPED) if isinstance(a.args[0], sympy.Max)
+    }  # fmt: skip
+    for shift in shifts:
+        if all(_independent(v, shift) for arr in raw.values() for v in np.asarray(arr).flat):
+            raw = {n: _each(np.asarray(arr), lambda v, m=shift: _put(v, m)) for n, arr in raw.items()}
+    return raw
+
+
+def _put(value, shift):
+    return value.subs(shift, 0) if isinstance(value, sympy.Basic) else value
+
+
+def _independent(value, shift, points: int = 2) -> bool:
+    if not isinstance(value, sympy.Basic) or not value.has(shift):
+        return True
+    m = sympy.Dummy("m")
+    with_m = value.subs(shift, m)
+    rng = np.random.default_rng(0)
+    for _ in range(points):
+        at = {s: sympy.Rational(int(rng.integers(300, 1700)), 1000) for s in with_m.free_symbols if s != m}
+        a, b = (with_m.subs({**at, m: v}).evalf(30) for v in (0, sympy.Rational(7, 10)))
+        if not (a.is_number and b.is_number) or abs(a - b) > 1e-20 * (1 + abs(a)):
+            return False
+    return True
 
 
 def _output_names(e: Episode, producers) -> list[tuple[str, str]]:
@@ -158,7 +238,7 @@ def _grad_steps(d, e, seeds, exprs, raw, values, out_names, flat, lang) -> None:
             s = raw[seeds[k]].ravel() if seeds else [1] * o.size
             terms += [a * b for a, b in zip(o, s)]
         if len(terms) <= MAX_SUM_TERMS:
-            d.steps.append(Step(phrase("sum", lang), [Entry(total_text, total_latex, sympy.Add(*terms))]))
+            d.steps.append(Step(phrase("sum", lang), [Entry(total_text, total_latex, grouped_sum(terms))]))
         d.steps.append(Step(phrase("derivative", lang), [
             Entry(f"d({total_text})/d{name}", rf"\frac{{\mathrm{{d}}({total_latex})}}{{\mathrm{{d}}{name}}}", exprs[r])
             for name, r in zip(e.wrt_names, e.results)

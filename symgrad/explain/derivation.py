@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import html
-import re
 import sys
 import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
 import sympy
+
+from symgrad.explain import layout, notation
 
 
 @dataclass
@@ -32,15 +33,14 @@ def _text(value) -> str:
     if isinstance(value, np.ndarray):
         return np.array2string(value, precision=8, separator=", ").replace("\n", "")
     if isinstance(value, sympy.Basic | sympy.NDimArray):
-        text = sympy.sstr(value)
-        return re.sub(r"(?<!\*)\*(?!\*)", "·", text).replace("**", "^")
+        return notation.text(value)
     return str(value)
 
 
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "%": r"\%", "&": r"\&",
     "#": r"\#", "$": r"\$", "^": r"\^{}", "~": r"\~{}",
-    "Σ": r"$\Sigma$", "·": r"$\cdot$", "ᵀ": r"$^{T}$", "@": r"$@$",
+    "Σ": r"$\Sigma$", "·": r"$\cdot$", "ᵀ": r"$^{T}$", "@": r"$@$", "σ": r"$\sigma$", "²": r"$^{2}$",
 }  # fmt: skip
 
 
@@ -55,20 +55,26 @@ def display_width(text: str) -> int:
 
 
 def _latex(value) -> str:
-    if isinstance(value, np.ndarray):
-        numbers = np.vectorize(lambda v: sympy.Float(float(v), 8), otypes=[object])(value)
-        value = numbers[()] if numbers.ndim == 0 else sympy.Array(numbers.tolist())
-    if isinstance(value, sympy.NDimArray) and value.rank() == 2:
-        value = sympy.ImmutableMatrix(
-            value.tolist()
-        )  # SymPy prints a one-row rank-2 Array as a broken array env
-    if isinstance(value, sympy.Basic | sympy.NDimArray):
-        return sympy.latex(value)
-    return r"\text{" + latex_text(value) + "}"
+    """``value`` as one line of LaTeX: formulas in the guide's notation, arrays as nested brackets,
+    numbers as the text prints them (0.51, not 0.50999999)."""
+    if isinstance(value, str):
+        return r"\text{" + latex_text(value) + "}"
+    return layout.tex_of(value)
 
 
 def _has_wide(text: str) -> bool:
     return display_width(text) != len(text)
+
+
+def _rows(e: Entry, budget: float = layout.LINE) -> list[str]:
+    """Rows of an aligned display for ``e``: ``lhs &= ...`` and continuation lines, then its note."""
+    room = max(budget - layout.width(e.lhs_latex) - 4.0, budget / 3)
+    rhs = r"\text{" + latex_text(e.rhs) + "}" if isinstance(e.rhs, str) else e.rhs
+    parts = [rhs] if isinstance(rhs, str) else layout.lines(rhs, room)
+    rows = [rf"{e.lhs_latex} &= {parts[0]}"] + [rf"&\quad {p}" for p in parts[1:]]
+    if e.note:
+        rows.append(r"&\quad \text{(" + latex_text(e.note) + ")}")
+    return rows
 
 
 CJK_NOTE = "% Chinese text: compile with XeLaTeX and \\usepackage{xeCJK} (or ctex)"
@@ -79,8 +85,8 @@ def latex_document(body: str) -> str:
     when the body holds Chinese (the first line says so)."""
     chinese = _has_wide(body)
     preamble = [CJK_NOTE] if chinese else ["% compile with pdflatex (or xelatex)"]
-    preamble += ["\\documentclass{article}", "\\usepackage{amsmath}", "\\setcounter{MaxMatrixCols}{1000}"]
-    preamble.append("\\usepackage[margin=1.5cm]{geometry}")
+    preamble += ["\\documentclass{article}", "\\usepackage{amsmath}", "\\allowdisplaybreaks"]
+    preamble += ["\\usepackage[margin=1.5cm]{geometry}", "\\setlength{\\parindent}{0pt}"]
     if chinese:
         preamble.append("\\usepackage{xeCJK}")
     else:
@@ -105,17 +111,17 @@ class Derivation:
         return "\n".join(lines)
 
     def latex(self) -> str:
-        """LaTeX: an ``align*`` environment per step (amsmath; titles as \\text).
-
-        Non-LaTeX lines are comments; Chinese text needs XeLaTeX with xeCJK (a comment says so).
-        """
-        parts = []
+        """LaTeX for a document body: the title as a subsection, each step's title as a paragraph and
+        its entries in an ``align*`` (amsmath), long formulas broken into lines, notes as text."""
+        parts = [rf"\subsection*{{{latex_text(self.title)}}}"]
         for step in self.steps:
-            rows = [rf"&\text{{{latex_text(step.title)}}}"]
-            rows += [rf"{e.lhs_latex} &= {_latex(e.rhs)}" for e in step.entries]
+            parts.append(rf"\paragraph*{{{latex_text(step.title)}}}")
+            rows = [row for e in step.entries for row in _rows(e)]
             parts.append("\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}")
-        header = f"% {self.title}\n" + (CJK_NOTE + "\n" if _has_wide(self.title) else "")
-        return header + "\n".join(parts)
+        return "\n".join(parts)
+
+    def _aligned(self, e: Entry) -> str:
+        return "\\begin{aligned}" + " \\\\ ".join(_rows(e)) + "\\end{aligned}"
 
     def markdown(self) -> str:
         lines = [f"### {self.title}"]
@@ -123,7 +129,7 @@ class Derivation:
             lines.append(f"**{step.title}**\n")
             for e in step.entries:
                 note = f" ({e.note})" if e.note else ""
-                lines.append(f"$$ {e.lhs_latex} = {_latex(e.rhs)} $${note}\n")
+                lines.append(f"$$ {self._aligned(Entry(e.lhs, e.lhs_latex, e.rhs))} $${note}\n")
         return "\n".join(lines)
 
     def formulas(self) -> list[tuple[str, object]]:
@@ -140,12 +146,12 @@ class Derivation:
         return self.markdown()
 
     def _repr_latex_(self) -> str:
-        body = "\n".join(line for line in self.latex().splitlines() if not line.startswith("%"))
-        return (
-            "$"
-            + body.replace("\\begin{align*}", "\\begin{aligned}").replace("\\end{align*}", "\\end{aligned}")
-            + "$"
-        )
+        """The derivation as one aligned display (what Jupyter renders from LaTeX)."""
+        rows = [rf"&\textbf{{{latex_text(self.title)}}}"]
+        for step in self.steps:
+            rows.append(rf"&\text{{{latex_text(step.title)}}}")
+            rows += [row for e in step.entries for row in _rows(e)]
+        return "$\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}$"
 
     def _repr_html_(self) -> str:
         """HTML with the formulas in MathJax delimiters (notebooks render them)."""
@@ -154,7 +160,8 @@ class Derivation:
             parts.append(f"<p><b>{html.escape(step.title)}</b></p>")
             for e in step.entries:
                 note = f" <i>({html.escape(e.note)})</i>" if e.note else ""
-                parts.append(f"<p>\\[{html.escape(e.lhs_latex)} = {html.escape(_latex(e.rhs))}\\]{note}</p>")
+                shown = self._aligned(Entry(e.lhs, e.lhs_latex, e.rhs))
+                parts.append(f"<p>\\[{html.escape(shown)}\\]{note}</p>")
         return "\n".join(parts)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -18,10 +17,13 @@ import sympy
 
 import lowering
 from symgrad.autodiff.engine import vjp_sweep
-from symgrad.closed_form import as_sympy, expanded_size, to_sympy
+from symgrad.closed_form import as_sympy, expanded_size, sigmoid, to_sympy
 from symgrad.core.graph import Node, Var, const
 from symgrad.core.registry import MAP, OPS, apply, lookup, substitute
-from symgrad.explain import formula
+from symgrad.explain import formula, notation
+from symgrad.explain.notation import SIMPLIFY_MAX_OPS, SIMPLIFY_SECONDS, tidy
+
+__all__ = ["SIMPLIFY_MAX_OPS", "SIMPLIFY_SECONDS", "Derivative", "DeriveError", "derive", "parse", "tidy"]
 
 
 def sympy_heads() -> dict[type, str]:
@@ -54,11 +56,9 @@ class DeriveError(ValueError):
     """A formula or request ``symgrad derive`` cannot handle (one line for the user)."""
 
 
-SIMPLIFY_MAX_OPS = 300  # larger closed forms are shown as the engine gives them
 MAX_ORDER = 20
 MAX_ROWS = 500  # mixed partials asked for (all orders together)
 MAX_FLAT_OPS = 20_000  # operations in the closed forms, counted before they are built
-SIMPLIFY_SECONDS = 3.0
 
 
 def parse(text: str) -> sympy.Expr:
@@ -92,6 +92,9 @@ class _Graph:
                 var = Var(f"_exact{len(self.exact)}", (), np.float64)
                 self.exact[var] = expr
             return var
+        logistic = notation.familiar(expr)
+        if isinstance(logistic, sigmoid):  # 1/(1 + exp(-u)) is σ(u): its derivative reads σ·(1 - σ)
+            return apply("sigmoid", self.node(logistic.args[0]))
         if expr.func is sympy.Max and len(expr.args) == 2 and sympy.S.Zero in expr.args:
             (inner,) = [a for a in expr.args if a != 0]  # max(0, f) is ReLU: ReLU'(0) = 0, as ops.grad
             return apply("relu", self.node(inner))
@@ -117,27 +120,6 @@ def to_graph(expr: sympy.Expr, variables: dict[sympy.Symbol, Var]) -> Node:
     return root
 
 
-def tidy(expr: sympy.Expr, seconds: float = SIMPLIFY_SECONDS) -> sympy.Expr:
-    """The shortest of ``expr``, its ``simplify`` and its ``factor``, for display.
-
-    Bounded: expressions over SIMPLIFY_MAX_OPS operations are returned as they are,
-    and a simplification still running after ``seconds`` is abandoned.
-    """
-    if sympy.count_ops(expr) > SIMPLIFY_MAX_OPS:
-        return expr
-    found: list[sympy.Expr] = []
-
-    def work():
-        for candidate in (sympy.simplify(expr), sympy.factor(expr)):
-            found.append(candidate)
-
-    worker = threading.Thread(target=work, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    candidates = [expr, *list(found)]
-    return min(candidates, key=lambda e: (sympy.count_ops(e), len(str(e))))
-
-
 class Derivative(NamedTuple):
     """One row of :func:`derive`."""
 
@@ -151,16 +133,22 @@ class Derivative(NamedTuple):
         head = "d" if len(self.wrt) == 1 else f"d^{len(self.wrt)}"
         return f"{head}/{''.join('d' + n for n in self.wrt)}"
 
-    def latex(self) -> str:
-        """``\\frac{\\partial^{2}}{\\partial x \\partial y} = ...`` (with the value when known)."""
+    def latex(self, function: str = "f") -> str:
+        """``\\frac{\\partial^{2} f}{\\partial x \\partial y} = ...`` (with the value when known)."""
         k = len(self.wrt)
-        top = r"\partial" if k == 1 else rf"\partial^{{{k}}}"
+        top = rf"\partial {function}" if k == 1 else rf"\partial^{{{k}}} {function}"
         bottom = " ".join(rf"\partial {sympy.latex(sympy.Symbol(n))}" for n in self.wrt)
-        text = rf"\frac{{{top}}}{{{bottom}}} = {sympy.latex(self.expr)}"
+        text = rf"\frac{{{top}}}{{{bottom}}} = {notation.latex(self.expr)}"
         return text + (f" = {self.value:.12g}" if self.value is not None else "")
 
     def __str__(self) -> str:
-        return f"{self.label} = {self.expr}" + (f" = {self.value:.12g}" if self.value is not None else "")
+        value = f" = {self.value:.12g}" if self.value is not None else ""
+        return f"{self.label} = {notation.text(self.expr)}{value}"
+
+
+def function_latex(text: str) -> str:
+    """``f = ...``: the formula a derivation differentiates, in LaTeX."""
+    return f"f = {notation.latex(parse(text))}"
 
 
 def derive(
@@ -170,7 +158,7 @@ def derive(
 
     >>> for row in derive("x^2/3 + pi x", ["x"], order=2):
     ...     print(row)
-    d/dx = 2*x/3 + pi
+    d/dx = 2·x/3 + pi
     d^2/dxdx = 2/3
     """
     if not 1 <= order <= MAX_ORDER:
@@ -208,7 +196,8 @@ def derive(
     table = {var: np.array(sym, dtype=object) for sym, var in variables.items()}
     table.update({var: np.array(sympy.Symbol(var.name), dtype=object) for var in graph.exact})
     exact = {sympy.Symbol(var.name): value for var, value in graph.exact.items()}
-    exprs = [tidy(as_sympy(e).subs(exact)) for e in to_sympy([n for _, n in results], table)]
+    closed = to_sympy([n for _, n in results], table, familiar=True)
+    exprs = [notation.familiar(tidy(as_sympy(e).subs(exact))) for e in closed]
     values: list[float | None] = [None] * len(results)
     if at:
         missing = sorted(set(symbols) - set(at))

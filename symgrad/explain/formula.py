@@ -4,7 +4,7 @@
 student leaves out (``2x``, ``2 sin(x)``, ``x y``, ``x(x+1)``, ``(x+1)(x-1)``; a name of
 two or more letters before ``(`` is a function call), reads ``^`` as a power, and walks
 the syntax tree of the result, accepting only numbers, names,
-``+ - * / **``, unary minus and calls of known functions. Everything else (attribute
+``+ - * / **`` (``·`` is ``*``, so what ``derive`` prints reads back), unary minus and calls of known functions. Everything else (attribute
 access, subscripts, keywords, strings, lambdas, ...) is refused with a message that
 says what was found. Numbers stay exact (``0.1`` is 1/10); ``pi`` and ``E`` (or ``e``:
 ``e^x`` is exp(x)) are SymPy's constants.
@@ -28,7 +28,7 @@ import sympy
 from symgrad.core.registry import MAP, OPS
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_]\w*)|(?P<op>\*\*|[-+*/^(),])|(?P<bad>\S))"
+    r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_σ]\w*)|(?P<op>\*\*|[-+*/^(),·])|(?P<bad>\S))"
 )
 CONSTANTS = {"pi": sympy.pi, "E": sympy.E, "e": sympy.E}  # e^x is exp(x), as students write it
 MAX_CHARACTERS = 10_000
@@ -42,6 +42,7 @@ _EXTRA_FUNCTIONS: dict[str, Callable] = {
     "Max": sympy.Max,
 }
 _EXTRA_FUNCTIONS["Min"] = sympy.Min
+_EXTRA_FUNCTIONS["σ"] = lambda u: 1 / (1 + sympy.exp(-u))  # as derive prints the logistic function
 
 
 class FormulaError(ValueError):
@@ -112,7 +113,7 @@ def with_implicit_products(items: list[tuple[str, str]]) -> str:
             starts_factor = kind in ("number", "name") or text == "("
             if ends_factor and starts_factor:
                 parts.append("*")
-        parts.append("**" if text == "^" else text)
+        parts.append({"^": "**", "·": "*"}.get(text, text))
         previous = (kind, text)
     return " ".join(parts)
 

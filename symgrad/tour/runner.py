@@ -11,7 +11,7 @@ import numpy as np
 
 from symgrad.autodiff.recording import recording
 from symgrad.explain.build import explain_episodes
-from symgrad.explain.derivation import Explanation, latex_document
+from symgrad.explain.derivation import Explanation, latex_document, latex_text
 from symgrad.tensor import Tensor
 from symgrad.tour.guide import BY_KEY, EXAMPLES, Example
 
@@ -81,16 +81,27 @@ def run_tour(section: str | None = None, lang: str = "en", fmt: str = "text", ou
     for example in [BY_KEY[section]] if section else EXAMPLES:
         namespace, _, explanation = run_recorded(example, lang)
         heading = f"{example.key}: {example.heading(lang)}"
-        print(
-            f"# {heading}" if fmt == "markdown" else f"% {heading}" if fmt == "latex" else f"== {heading}",
-            file=out,
-        )
+        print(_heading(heading, fmt), file=out)
         print(getattr(explanation, fmt)(), file=out)
+        checks = []
         for name, tensor, expected, ok in check_example(example, namespace):
             all_ok &= ok
             value = np.array2string(tensor.asnumpy(), precision=7, separator=", ").replace("\n", "")
             mark = same if ok else f"{differs} {expected.tolist()}"
-            print(f"{'%' if fmt == 'latex' else ''}   {name} = {value}   [{mark}]", file=out)
+            checks.append(f"   {name} = {value}   [{mark}]")
+        if latex:
+            print(
+                r"\paragraph*{}" + " \\\\\n".join(latex_text(" ".join(c.split())) for c in checks), file=out
+            )
+        else:
+            print("\n".join(checks), file=out)
         print(file=out)
-    print(("% " if latex else "") + (all_same if all_ok else some_differ), file=out)
+    print((r"\paragraph*{}" if latex else "") + (all_same if all_ok else some_differ), file=out)
     return all_ok
+
+
+def _heading(heading: str, fmt: str) -> str:
+    """A section's heading: a LaTeX section, a Markdown heading, or the text's ``==`` line."""
+    if fmt == "latex":
+        return rf"\section*{{{latex_text(heading)}}}"
+    return f"# {heading}" if fmt == "markdown" else f"== {heading}"
