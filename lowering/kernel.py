@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -110,6 +110,32 @@ class Kernel:
                 value = backend.broadcast_copy(value, full)
             results.append(value)
         return tuple(results)
+
+    def fixed_call(self, *arrays) -> Callable[..., tuple]:
+        """A call for arrays with the shapes and dtypes of ``arrays`` and no batch axes, the checks
+        and the handling of each result worked out once (a jitted training step calls one kernel
+        thousands of times with the same shapes). Other backends and batched calls get ``self``."""
+        values = [self._conform(n, v, a) for n, v, a in zip(self._program.arg_names, self._args, arrays)]
+        if self._backend.native_array is not np.ndarray or any(self.reductions) or self._batch_shape(values):
+            return self
+        fn, consts = self._fn, self._program.consts
+        with self._warnings_named():
+            raw = fn(*values, consts, ())
+        fixes = [
+            None
+            if type(r) is np.ndarray and r.dtype == f.dtype and r.shape == f.shape
+            else (f.dtype, f.shape)
+            for r, f in zip(raw, self(*values))
+        ]
+
+        def call(*arrays) -> tuple:
+            out = fn(*arrays, consts, ())
+            return tuple(
+                o if fix is None else np.broadcast_to(np.asarray(o, fix[0]), fix[1]).copy()
+                for o, fix in zip(out, fixes)
+            )
+
+        return call
 
     @contextlib.contextmanager
     def _warnings_named(self):

@@ -80,6 +80,11 @@ class TorchRuntime(ArrayRuntime):
     def cast(self, a, dtype: str):
         return self.xp._tensor(a).to(getattr(self.torch, dtype))
 
+    def heaviside(self, x, h0: float):
+        """torch's own step (torch tensors have no ``astype``), NaN giving 0 as on the other backends."""
+        step = self.xp.heaviside(x, h0)
+        return self.xp.where(x != x, self.xp.zeros_like(step), step)
+
     def lift(self, a, rank_from, rank_to):
         a = self.xp._tensor(a)
         cut = a.ndim - rank_from

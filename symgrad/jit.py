@@ -6,17 +6,24 @@ value of every other argument (numbers, strings, None and tuples of them), the e
 (``set_context(mode=...)``: PyNative gives a frozen Parameter a zero gradient), and, for a Cell,
 which Cell, the training flag of it and of each of its sub-cells, and its Parameters'
 ``requires_grad``. A trace is reused only if the call was a pure function of that signature: it
-read no traced value into Python (``if x > 0``, ``float(x)``, ``print(x)``, a weight's value),
-set no Parameter and no Cell attribute, and wrote into no Tensor (``x[0] = 5.0``). Otherwise the
-function runs in full on every call, following the values of each call (as MindSpore's PyNative
-mode does); a write into a Tensor argument reaches the caller's Tensor on every call, the traced
-one included. As in graph mode, Python state read by a reused trace (a global, a plain attribute)
-is the state of its first call. A call with keyword arguments, or another kind of argument, runs
-in full. ``jitted.cache`` counts the traces, reuses and full runs.
+read no traced value into Python (``if x > 0``, ``float(x)``, ``print(x)``, a weight's value), set
+no Parameter (an optimizer's updates excepted: below) and no Cell attribute, and wrote into no
+Tensor (``x[0] = 5.0``). Otherwise the function runs in full on every call, following the values of
+each call (as MindSpore's PyNative mode does); a write into a Tensor argument reaches the caller's
+Tensor on every call, the traced one included. As in graph mode, Python state read by a reused
+trace (a global, a plain attribute) is the state of its first call. A call with keyword arguments,
+or another kind of argument, runs in full. ``jitted.cache`` counts the traces, reuses and full runs.
 
 Reuse gives the same graph as a new trace: outside a differentiated call the cached outputs are
 evaluated with the new values in one compiled kernel; inside one, the cached graph's inputs are
 replaced by the caller's, so derivatives flow through it.
+
+A training step (an optimizer called inside: ``TrainOneStepCell``, or ``value_and_grad`` and
+``optimizer(grads)``) is traced with its Parameter updates staged (``symgrad/train_step.py``):
+the loss, the new weights and the optimizer's new state are the outputs of one kernel, whose
+inputs are the data, the labels and the weights; each reuse evaluates it and writes the new
+values back, as the un-jitted step would have set them. A step whose Python reads a weight it
+updated, or that updates a weight twice, runs in full.
 """
 
 from __future__ import annotations
@@ -29,12 +36,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from symgrad import context, observed
+from symgrad import context, observed, train_step
 from symgrad.autodiff import recording
 from symgrad.autodiff.tracing import Trace, pack_like, tensor_leaves, trace_inputs
-from symgrad.core.graph import Node, Var, const, free_vars
+from symgrad.core.graph import Node, Var, free_vars
 from symgrad.core.registry import substitute
-from symgrad.evaluate import evaluate
 from symgrad.nn.cell import Cell
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor, merge_env
@@ -44,11 +50,20 @@ SIGNATURES_KEPT = 64  # traces kept per function (and per Cell, for a jitted con
 
 @dataclass
 class _Traced:
-    """A pure call's graph: its Tensor inputs' variables, its outputs, and what it returned."""
+    """A pure call's graph: its Tensor inputs' variables, its outputs, and what it returned; for a
+    training step also the Parameters it updates, with their new values' nodes."""
 
     inputs: list[Var]
     outputs: list[Node]
     returned: Any  # the first call's return value (its Tensors are placeholders for the outputs)
+    writes: list[tuple[Parameter, Node]] = field(default_factory=list)
+    assumptions: list[Callable[[], bool]] = field(default_factory=list)
+    finite: list[tuple[str, Parameter, Node]] = field(default_factory=list)
+    data_checks: list[tuple[int, Callable]] = field(default_factory=list)  # (Tensor input's position, check)
+    kernel: Any = None  # the compiled kernel of outputs and writes (a fixed call), made at the first reuse
+    kernel_backend: str = ""
+    variables: list[Var] = field(default_factory=list)  # the kernel's arguments
+    sources: list = field(default_factory=list)  # per argument: an input's position, or a Parameter
 
 
 @dataclass
@@ -89,10 +104,14 @@ def jit(function: Callable | None = None, **options: Any) -> Callable:
         if key is None or table.get(key, False) is None:
             cache.full_runs += 1
             return _returned(function(*args, **kwargs))
-        if key in table:
+        traced = table.get(key)
+        if traced is not None and all(test() for test in traced.assumptions):
+            if traced.writes and not _concrete(args):  # a training step inside a differentiated call
+                cache.full_runs += 1
+                return _returned(function(*args))
             cache.reuses += 1
             table.move_to_end(key)
-            return _replay(table[key], args)
+            return _replay(traced, args)
         cache.traces += 1
         traced, result = _trace(function, args)
         table[key] = traced
@@ -153,16 +172,30 @@ def _trace(function: Callable, args: tuple) -> tuple[_Traced | None, Any]:
         if isinstance(arg, Tensor) and not free_vars([arg._node]):  # a plain value: no tracing warnings
             leaves[k] = Tensor._wrap(leaf._node, {leaf._node: arg._value()})
     inputs = [leaf._node for leaf in leaves if isinstance(leaf, Tensor) and isinstance(leaf._node, Var)]
-    with observed.watching() as watch:
+    with observed.watching() as watch, train_step.staging(watch) as stage:
         raw = _returned(function(*leaves))
     wrote = _write_back(args, leaves, inputs)
     outputs = tensor_leaves(raw)
     mine = set(inputs)
     read_traced = any(v in mine or v.param is not None for v in watch.read)
-    closed = all(v in mine or v.param is not None for v in free_vars([o._node for o in outputs]))
+    writes = [(p, t._node) for p, t in stage.writes.items()]
+    nodes = [o._node for o in outputs] + [node for _, node in writes]
+    closed = all(v in mine or v.param is not None for v in free_vars(nodes))
     pure = closed and not wrote and not watch.changed_state and not read_traced
+    pure = pure and stage.replayable(outputs)
     result = pack_like(raw, trace.finish([o._node for o in outputs], *outputs))
-    return (_Traced(inputs, [o._node for o in outputs], raw) if pure else None), result
+    if not pure:
+        return None, result
+    finite = [(who, p, g._node) for who, p, g in stage.finite]
+    position = {var: k for k, var in enumerate(inputs)}
+    checks = []
+    for chain, check in stage.data_checks:
+        found = [position[v] for v in chain if v in position]
+        if not found:  # data of another kind of input: read as Python reads it, every call in full
+            return None, result
+        checks.append((found[0], check))
+    traced = _Traced(inputs, [o._node for o in outputs], raw, writes, stage.assumptions, finite, checks)
+    return traced, result
 
 
 def _write_back(args: tuple, leaves: list, inputs: list[Var]) -> bool:
@@ -185,19 +218,24 @@ def _write_back(args: tuple, leaves: list, inputs: list[Var]) -> bool:
     return True
 
 
+def _concrete(args: tuple) -> bool:
+    """True outside any differentiation: the arguments are values, not another trace's variables."""
+    return recording.depth() == 0 and not free_vars([a._node for a in args if isinstance(a, Tensor)])
+
+
 def _replay(traced: _Traced, args: tuple):
     """The traced graph at new arguments of its signature."""
     tensors = [a for a in args if isinstance(a, Tensor)]
+    if traced.writes or _concrete(args):  # outside any differentiation: one kernel, kept; constant results
+        return pack_like(traced.returned, train_step.run(traced, tensors))
+    for position, check in traced.data_checks:
+        check(tensors[position]._value())
     weights = [v.param for v in free_vars(traced.outputs) if v.param is not None]
-    concrete = recording.depth() == 0 and not free_vars([t._node for t in tensors])
-    if concrete:  # outside any differentiation: one kernel call, constant results
-        env = {**merge_env(*weights), **{var: t._value() for var, t in zip(traced.inputs, tensors)}}
-        results = [Tensor._wrap(const(v), {}) for v in evaluate(traced.outputs, env)]
-    else:  # the caller's nodes in place of the trace's inputs, so derivatives flow through
-        nodes = substitute(traced.outputs, dict(zip(traced.inputs, (t._node for t in tensors))))
-        env = merge_env(*tensors, *weights)
-        results = [Tensor._wrap(n, env) for n in nodes]
-        Tensor._evaluate_together(results)
+    # inside a differentiated call: the caller's nodes in place of the trace's inputs, so derivatives flow
+    nodes = substitute(traced.outputs, dict(zip(traced.inputs, (t._node for t in tensors))))
+    env = merge_env(*tensors, *weights)
+    results = [Tensor._wrap(n, env) for n in nodes]
+    Tensor._evaluate_together(results)
     return pack_like(traced.returned, results)
 
 

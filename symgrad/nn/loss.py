@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from symgrad import dtype as mstype
-from symgrad import ops
+from symgrad import ops, train_step
 from symgrad.errors import OpError
 from symgrad.nn.cell import Cell
 from symgrad.ops.losses import (
@@ -107,7 +107,7 @@ class SoftmaxCrossEntropyWithLogits(_Loss):
         if logits.ndim != 2:
             raise OpError(f"SoftmaxCrossEntropyWithLogits: logits must have shape (N, C), got {logits.shape}")
         if self.sparse:
-            labels = Tensor(self._one_hot(labels, logits.shape).astype(logits.dtype.np))
+            labels = self._one_hot(labels, logits)
         elif not isinstance(labels, Tensor) or labels.shape != logits.shape:
             shape = labels.shape if isinstance(labels, Tensor) else type(labels).__name__
             raise OpError(
@@ -117,19 +117,28 @@ class SoftmaxCrossEntropyWithLogits(_Loss):
         return self.reduce(-(labels * ops.log_softmax(logits, -1)).sum(-1))
 
     @staticmethod
-    def _one_hot(labels, shape: tuple) -> np.ndarray:
-        index = labels.asnumpy() if isinstance(labels, Tensor) else np.asarray(labels)
-        n, classes = shape
-        if (
-            index.dtype.kind not in "iu"
-            or index.shape != (n,)
-            or (index.size and not 0 <= index.min() <= index.max() < classes)
-        ):
-            raise OpError(
-                f"SoftmaxCrossEntropyWithLogits: sparse labels must be {n} class indices in [0, {classes}), "
-                f"got shape {index.shape} and dtype {index.dtype}"
-            )
-        return np.eye(classes)[index]
+    def _one_hot(labels, logits: Tensor) -> Tensor:
+        """The class indices ``labels`` as one-hot rows, built in the graph so that a jitted step
+        keeps the labels as data (their range is checked on every call, traced or not)."""
+        n, classes = logits.shape
+        labels = labels if isinstance(labels, Tensor) else Tensor(np.asarray(labels))
+
+        def check(index: np.ndarray) -> None:
+            if (
+                index.dtype.kind not in "iu"
+                or index.shape != (n,)
+                or (index.size and not 0 <= index.min() <= index.max() < classes)
+            ):
+                raise OpError(
+                    f"SoftmaxCrossEntropyWithLogits: sparse labels must be {n} class indices in [0, {classes}), "
+                    f"got shape {index.shape} and dtype {index.dtype}"
+                )
+
+        if labels.dtype.np.kind not in "iu" or labels.shape != (n,):
+            check(np.zeros(labels.shape, labels.dtype.np))
+        train_step.check_data(labels, check)
+        classes_row = Tensor(np.arange(classes, dtype=labels.dtype.np))
+        return ops.cast(ops.equal(labels.reshape((n, 1)), classes_row), logits.dtype)
 
 
 class SmoothL1Loss(_Loss):

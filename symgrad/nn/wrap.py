@@ -2,15 +2,19 @@
 
 Each runs its network once per call: the value and the gradients come from the same evaluation,
 so side effects of the forward pass (BatchNorm's moving statistics) happen once, as in MindSpore.
+Under ``GRAPH_MODE`` a ``TrainOneStepCell`` step is jitted: traced once per input signature into
+one kernel computing the loss and the updated weights and optimizer state (``symgrad/jit.py``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from symgrad import context
 from symgrad.autodiff.api import default_weights
 from symgrad.autodiff.differentiate import reverse
 from symgrad.errors import GradError
+from symgrad.jit import jit
 from symgrad.nn.cell import Cell
 from symgrad.tensor import Tensor
 
@@ -88,16 +92,28 @@ class TrainOneStepCell(Cell):
         network.set_grad()
 
     def construct(self, *inputs):
+        if context.get_context("mode") == context.GRAPH_MODE:
+            return _graph_step(self, *inputs)
+        return self.step(*inputs)
+
+    def step(self, *inputs):
+        """One step as PyNative mode runs it."""
         if self.sens == 1.0:
             result = reverse(self.network, inputs, [], self.weights, who="TrainOneStepCell")
             grads = result.weight_grads
         else:  # the sens as MindSpore fills it: the loss's shape and dtype
             result = reverse(self.network, inputs, [], self.weights, who="TrainOneStepCell", pullback=True)
             assert result.pull is not None  # reverse(pullback=True) returns its pullback
-            loss = result.outputs[0].asnumpy()
-            grads = result.pull(Tensor(np.full(loss.shape, self.sens, loss.dtype)))[1]
+            loss = result.outputs[0]  # its shape and dtype, not its value: the step stays a pure graph
+            grads = result.pull(Tensor(np.full(loss.shape, self.sens, loss._node.dtype or loss.dtype.np)))[1]
         self.optimizer(grads)
         return result.value
+
+
+@jit
+def _graph_step(cell: TrainOneStepCell, *inputs):
+    """``TrainOneStepCell`` under GRAPH_MODE: traced once per signature (per cell), then reused."""
+    return cell.step(*inputs)
 
 
 __all__ = ["ForwardValueAndGrad", "TrainOneStepCell", "WithLossCell"]
