@@ -135,7 +135,7 @@ class PolynomialDecayLR(LearningRateSchedule):
 
     def construct(self, global_step):
         step = _steps(global_step)
-        horizon = self.decay_steps
+        horizon: Tensor | int = self.decay_steps
         if self.update_decay_steps:
             horizon = horizon * ops.maximum(ops.ceil(step / horizon), 1)
         else:
