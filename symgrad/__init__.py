@@ -5,7 +5,7 @@ Write a ``nn.Cell`` as in MindSpore; ``ops.GradOperation``, ``ops.grad``, ``jvp`
 derivative and whose numbers come from a compiled kernel (see ``lowering``).
 """
 
-from symgrad import context, dtype, nn, ops
+from symgrad import context, dtype, nn, ops, train
 from symgrad.autodiff.api import grad, hessian, jacfwd, jacrev, jvp, laplacian, value_and_grad, vjp
 from symgrad.autodiff.taylor import derivatives
 from symgrad.closed_form import closed_form
@@ -16,12 +16,21 @@ from symgrad.explain import explain, graph_dot, render_graph
 from symgrad.initializer import initializer
 from symgrad.jit import jit, jit_class, mutable
 from symgrad.kernels import kernel, placeholder
-from symgrad.nn.layers import get_seed, set_seed
 from symgrad.ops.functional import vmap
 from symgrad.parameter import Parameter, ParameterTuple
-from symgrad.runtime import data_sink, set_device
+from symgrad.runtime import (
+    ParallelMode,
+    data_sink,
+    get_auto_parallel_context,
+    lazy_inline,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+    set_device,
+)
+from symgrad.seeding import get_seed, set_seed
 from symgrad.serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from symgrad.tensor import Tensor
+from symgrad.train import Callback, LossMonitor, Model
 from symgrad.verification import verify
 
 __version__ = "0.1.0"
@@ -81,6 +90,15 @@ __all__ = [
     "set_device",
     "set_seed",
     "vmap",
+    "Callback",
+    "LossMonitor",
+    "Model",
+    "ParallelMode",
+    "get_auto_parallel_context",
+    "lazy_inline",
+    "reset_auto_parallel_context",
+    "set_auto_parallel_context",
+    "train",
 ]
 
 

@@ -12,6 +12,13 @@ from __future__ import annotations
 
 import warnings
 
+from symgrad.parallel_context import (  # noqa: F401 - MindFlow imports them from mindspore.context
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
+
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 _TARGETS = ("CPU", "GPU", "Ascend")

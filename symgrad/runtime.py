@@ -1,7 +1,11 @@
-"""MindSpore's top-level helpers for running a script: ``set_device`` and ``data_sink``.
+"""MindSpore's top-level helpers for running a script: ``set_device``, ``data_sink``, the parallel
+context (from ``parallel_context``) and ``lazy_inline``.
 
 symgrad computes where ``context`` says (the CPU, or CuPy for a GPU), so these keep MindSpore's
-signatures and checks and run the work on that device.
+signatures and checks and run the work on that device. The parallel context is what MindSpore 2.10
+keeps on one device without ``communication.init()``: the settings are checked, stored and read
+back, and nothing runs in parallel (the group has one member; ``nn.DistributedGradReducer`` reads
+``gradients_mean``).
 """
 
 from __future__ import annotations
@@ -12,6 +16,12 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from symgrad import context
+from symgrad.parallel_context import (
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
 from symgrad.tensor import Tensor
 
 _TARGETS = ("CPU", "GPU", "Ascend")
@@ -71,4 +81,20 @@ def data_sink(fn: Callable, dataset, sink_size: int = 1, jit_config=None, input_
     return sink_process
 
 
-__all__ = ["data_sink", "set_device"]
+def lazy_inline(fn=None, attrs=None, policy=None):
+    """MindSpore's decorator of a Cell's ``__init__`` that compiles its graph once for every instance
+    (a graph-compile option); symgrad returns ``fn`` unchanged (``@lazy_inline`` or ``@lazy_inline(...)``)."""
+    if fn is None:
+        return lambda f: f
+    return fn
+
+
+__all__ = [
+    "ParallelMode",
+    "data_sink",
+    "get_auto_parallel_context",
+    "lazy_inline",
+    "reset_auto_parallel_context",
+    "set_auto_parallel_context",
+    "set_device",
+]

@@ -177,13 +177,21 @@ def run(traced, tensors: list[Tensor]) -> list[Tensor]:
     return [Tensor._wrap(const(value), {}) for value in results[:count]]
 
 
+def check_finite(who: str, p: Parameter, grad: np.ndarray) -> None:
+    """A FloatingPointError naming ``p`` and the first non-finite element of its gradient, if any."""
+    if not np.all(np.isfinite(grad)):
+        bad = np.argwhere(~np.isfinite(grad))[0]
+        raise FloatingPointError(
+            f"{who}: the gradient of {p.name!r} is {grad[tuple(bad)]} at index "
+            f"{tuple(int(k) for k in bad)}; no weight was changed"
+        )
+
+
 def _check_finite(traced, new: list, tensors: list[Tensor]) -> None:
     """Refuse the step (nothing written) when a gradient behind a new weight is not finite."""
     written = {p: value for (p, _), value in zip(traced.writes, new)}
     if all(np.isfinite(written[p].sum()) for _, p, _ in traced.finite):
         return
-    from symgrad.nn.optimizer_base import check_finite  # the optimizer's own error
-
     position = {var: k for k, var in enumerate(traced.inputs)}
     grads: list[Node] = [g for _, _, g in traced.finite]
     env = {v: tensors[position[v]]._value() if v in position else v.param._data for v in free_vars(grads)}

@@ -327,7 +327,12 @@ def test_train_one_step_gives_the_loss_and_weights_of_a_forward_and_a_separate_g
     """Without BatchNorm one evaluation gives what the former two did, bit for bit."""
 
     def network():
-        net = nn.Dense(3, 2, weight_init=Tensor(np.array([[0.2, -0.4, 0.1], [0.5, 0.3, -0.2]], np.float32)))
+        net = nn.Dense(
+            3,
+            2,
+            weight_init=Tensor(np.array([[0.2, -0.4, 0.1], [0.5, 0.3, -0.2]], np.float32)),
+            bias_init="zeros",
+        )
         return net, nn.WithLossCell(net, nn.MSELoss())
 
     x = Tensor(np.array([[1.0, 2.0, -1.0], [0.5, -0.5, 2.0]], np.float32))

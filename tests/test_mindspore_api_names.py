@@ -4,7 +4,9 @@
 ``ops.clip_by_global_norm``, pieces (``unstack``, ``unbind``, ``chunk``, ``slice``,
 ``index_select``, ``roll``), ``bmm``, ``mse_loss``, ``reduce_mean``, ``Identity``, ``constexpr``,
 ``tuple_len``, and the top-level ``set_seed``/``get_seed``, ``set_device``, ``vmap``,
-``from_numpy``, ``data_sink``.
+``from_numpy``, ``data_sink``; and the values and gradients of the second round's ops
+(``conv1d``, ``conv3d``, ``interpolate``, ``HSwish``, ``ReLU6``, ...: the rest of that round is in
+``test_mindspore_api_names_round2.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ needs_mindspore = pytest.mark.skipif(
 RNG = np.random.default_rng(42)
 X = RNG.normal(size=(2, 3, 5)).astype(np.float32)
 W = RNG.normal(size=(2, 3, 5)).astype(np.float32)
+X4 = RNG.normal(size=(2, 2, 3, 4)).astype(np.float32)
+X5 = RNG.normal(size=(1, 2, 3, 4, 4)).astype(np.float32)
+X5W = RNG.normal(size=(3, 2, 2, 3, 2)).astype(np.float32)
 
 
 def library(name: str) -> SimpleNamespace:
@@ -58,6 +63,11 @@ def value_and_input_grad(L, f, *arrays):
     return np.asarray(f(*xs).asnumpy()), grads.asnumpy()
 
 
+def _blocks(m):
+    """Three blocks of a matrix, sliced (MindSpore 2.10 refuses a NumPy int index inside grad)."""
+    return m[0:3], m[3:5, 0:2], m[5:6, 1:2].reshape(1)
+
+
 # name -> (function of the library, input arrays); each compared on value and gradient
 DIFFERENTIABLE = {
     "pad constant": (lambda L: lambda x: L.ops.pad(x, (1, 2, 0, 1), value=0.5), (X,)),
@@ -85,6 +95,46 @@ DIFFERENTIABLE = {
     "MAELoss": (lambda L: lambda x, y: L.nn.MAELoss()(x, y), (X, W)),
     "MAELoss sum": (lambda L: lambda x, y: L.nn.MAELoss("sum")(x, y), (X, W)),
     "RMSELoss": (lambda L: lambda x, y: L.nn.RMSELoss()(x, y), (X, W)),
+    "conv1d": (lambda L: lambda x: L.ops.conv1d(x, L.T(W[:, :, :2] * 1.0), None, 2), (X,)),
+    "conv1d pad": (lambda L: lambda x: L.ops.conv1d(x, L.T(W[1:, :, :3] * 1.0), None, 1, "pad", 1, 2), (X,)),
+    "conv3d": (lambda L: lambda x: L.ops.conv3d(x, L.T(X5W), None, 1, "pad", (1, 0, 2)), (X5,)),
+    "conv3d same stride": (lambda L: lambda x: L.ops.conv3d(x, L.T(X5W), None, 2, "same"), (X5,)),
+    "interpolate nearest": (lambda L: lambda x: L.ops.interpolate(x, size=(5, 7)), (X4,)),
+    "interpolate bilinear": (lambda L: lambda x: L.ops.interpolate(x, size=(5, 7), mode="bilinear"), (X4,)),
+    "interpolate bilinear corners": (
+        lambda L: lambda x: L.ops.interpolate(x, size=(2, 9), mode="bilinear", align_corners=True),
+        (X4,),
+    ),
+    "interpolate bicubic": (lambda L: lambda x: L.ops.interpolate(x, size=(5, 7), mode="bicubic"), (X4,)),
+    "interpolate bicubic corners": (
+        lambda L: lambda x: L.ops.interpolate(x, size=(6, 3), mode="bicubic", align_corners=True),
+        (X4,),
+    ),
+    "interpolate trilinear": (
+        lambda L: lambda x: L.ops.interpolate(x, size=(3, 5, 6), mode="trilinear"),
+        (X5,),
+    ),
+    "interpolate linear": (lambda L: lambda x: L.ops.interpolate(x, size=8, mode="linear"), (X,)),
+    "interpolate area": (lambda L: lambda x: L.ops.interpolate(x, size=(2, 3), mode="area"), (X4,)),
+    "ResizeNearestNeighbor": (lambda L: lambda x: L.ops.ResizeNearestNeighbor((5, 7))(x), (X4,)),
+    "HSwish": (lambda L: lambda x: L.ops.HSwish()(x * 4), (X,)),
+    "nn.ReLU6": (lambda L: lambda x: L.nn.ReLU6()(x * 5), (X,)),
+    "inv": (lambda L: lambda x: L.ops.inv(x + 3.0), (X,)),
+    "block_diag": (lambda L: lambda x: L.ops.block_diag(*_blocks(x.reshape(6, 5))), (X,)),
+    "TopK": (lambda L: lambda x: L.ops.TopK()(x, 3)[0], (X,)),
+    "tensor_scatter_add": (
+        lambda L: (
+            lambda x: L.ops.tensor_scatter_add(
+                x, L.T(np.array([[1, 0], [0, 2], [1, 0]], np.int32)), x[0, :3] * 2
+            )
+        ),
+        (X,),
+    ),
+    "clip_by_norm": (lambda L: lambda x: L.ops.clip_by_norm(x, 1.0), (X,)),
+    "clip_by_norm tuple": (lambda L: lambda x: L.ops.clip_by_norm((x, x[0:1] * 2), 2.0)[1], (X,)),
+    "nn.ZeroPad2d": (lambda L: lambda x: L.nn.ZeroPad2d((1, 2, 0, 1))(x), (X,)),
+    "nn.ConstantPad1d": (lambda L: lambda x: L.nn.ConstantPad1d((2, 1), 0.5)(x), (X,)),
+    "nn.Triu": (lambda L: lambda x: L.nn.Triu()(x, 1), (X,)),
 }
 
 

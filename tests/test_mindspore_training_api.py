@@ -414,7 +414,12 @@ def test_train_one_step_cell_is_the_gradient_by_list_then_the_optimizer(make):
     x = Tensor(np.array([[1.0, 2.0, -1.0], [0.5, -0.5, 2.0]], np.float32))
     y = Tensor(np.array([[0.3, 0.1], [-0.2, 0.4]], np.float32))
     nets = [
-        nn.Dense(3, 2, weight_init=Tensor(np.array([[0.2, -0.4, 0.1], [0.5, 0.3, -0.2]], np.float32)))
+        nn.Dense(
+            3,
+            2,
+            weight_init=Tensor(np.array([[0.2, -0.4, 0.1], [0.5, 0.3, -0.2]], np.float32)),
+            bias_init="zeros",
+        )
         for _ in "ab"
     ]
     loss_nets = [nn.WithLossCell(net, nn.MSELoss()) for net in nets]

@@ -4,6 +4,8 @@ from symgrad.nn import dynamic_lr, loss, optim
 from symgrad.nn import learning_rate as learning_rate_schedule  # MindSpore's module name
 from symgrad.nn.cell import Cell
 from symgrad.nn.containers import CellList
+from symgrad.nn.convolution import Conv2dTranspose, Conv3d, Conv3dTranspose
+from symgrad.nn.distributed import DistributedGradReducer
 from symgrad.nn.dropout import Dropout
 from symgrad.nn.dynamic_lr import (
     cosine_decay_lr,
@@ -61,6 +63,19 @@ from symgrad.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from symgrad.nn.optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer
 from symgrad.nn.pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from symgrad.nn.recurrent import GRU, LSTM
+from symgrad.nn.rmsprop import RMSProp
+from symgrad.nn.simple_cells import (
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    HSwish,
+    PReLU,
+    ReLU6,
+    Triu,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from symgrad.nn.transforms import Jvp, Vjp
 from symgrad.nn.wrap import ForwardValueAndGrad, TrainOneStepCell, WithLossCell
 
@@ -97,6 +112,21 @@ __all__ = [
     "set_seed",
     # layers, containers
     "Conv1d",
+    "Conv2dTranspose",
+    "Conv3d",
+    "Conv3dTranspose",
+    "DistributedGradReducer",
+    "RMSProp",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "HSwish",
+    "PReLU",
+    "ReLU6",
+    "Triu",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
     "Identity",
     "Pad",
     "AvgPool1d",

@@ -1,7 +1,7 @@
 """``Dropout``: MindSpore 2.10's layer; in training a random mask scaled by 1 / (1 - p).
 
 symgrad's graph needs the mask as a constant, so each call in training draws a new one from
-symgrad's own seeded generator (``nn.set_seed``): the same distribution as MindSpore's (each element
+symgrad's own seeded generator (``set_seed``): the same distribution as MindSpore's (each element
 kept with probability 1 - p, independently), not the same bits. Forward values and gradients of one
 call share its mask, and ``jit`` runs such a call in full each time, so every call gets a new mask.
 """
@@ -11,17 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from symgrad import dtype as mstype
-from symgrad import observed
+from symgrad import observed, seeding
 from symgrad.nn.cell import Cell
 from symgrad.tensor import Tensor
-
-_generator = np.random.default_rng(0)
-
-
-def seed(value: int) -> None:
-    """Seed the masks of dropout layers (``nn.set_seed`` calls it)."""
-    global _generator
-    _generator = np.random.default_rng(value)
 
 
 class Dropout(Cell):
@@ -58,7 +50,7 @@ class Dropout(Cell):
                 f"For 'Dropout', the input must be a float16, float32 or float64 Tensor, but got {got}."
             )
         keep = 1.0 - self.p if self.p is not None else self.keep_prob
-        kept = _generator.random(x.shape) < keep
+        kept = seeding.stream("dropout").random(x.shape) < keep
         observed.note_state_change()  # the generator moved: jit must not reuse this call's mask
         scale = np.asarray(1.0 / keep, np.float32).astype(x.dtype.np)
         return x * Tensor(np.where(kept, scale, np.zeros((), x.dtype.np)).astype(x.dtype.np))

@@ -7,21 +7,22 @@ import math
 import numpy as np
 
 from symgrad import dtype as mstype
-from symgrad import ops
-from symgrad.nn import dropout
+from symgrad import ops, seeding
 from symgrad.nn.cell import Cell
 from symgrad.nn.containers import SequentialCell
 from symgrad.ops.compositions import pad_pairs
 from symgrad.parameter import Parameter
+from symgrad.seeding import get_seed, set_seed  # noqa: F401 - MindSpore's nn names
 from symgrad.tensor import Tensor
-
-_rng = np.random.default_rng(0)
 
 
 def initial_value(init, shape, fan_in: int, who: str = "Dense") -> np.ndarray:
     """Initial values from a Tensor or array of ``shape``, a number, or an initializer's name
-    (drawn from the layers' seeded generator); ``who`` names the layer in errors."""
-    rng = _rng
+    (drawn from the layers' seeded generator, with MindSpore's meanings: 'uniform' is U(-0.07, 0.07),
+    'normal' N(0, 0.01), 'HeUniform' U(+-sqrt(6 / fan_in))); None is MindSpore's default for a weight
+    (HeUniform(sqrt(5)), U(+-1/sqrt(fan_in))) and for a bias (U(+-1/sqrt(fan_in))); ``who`` names the
+    layer in errors."""
+    rng = seeding.stream("layers")
     if isinstance(init, Tensor | np.ndarray | list):
         value = np.asarray(init.asnumpy() if isinstance(init, Tensor) else init, dtype=np.float32)
         if value.shape != tuple(shape):
@@ -34,56 +35,37 @@ def initial_value(init, shape, fan_in: int, who: str = "Dense") -> np.ndarray:
         "zeros": lambda: np.zeros(shape),
         "ones": lambda: np.ones(shape),
         "normal": lambda: rng.normal(0.0, 0.01, shape),
-        "uniform": lambda: rng.uniform(-bound, bound, shape),
-        "heuniform": lambda: rng.uniform(-bound, bound, shape),
+        "uniform": lambda: rng.uniform(-0.07, 0.07, shape),
+        "heuniform": lambda: rng.uniform(-1, 1, shape) * (math.sqrt(6 / fan_in) if fan_in else 0.0),
         "xavieruniform": lambda: rng.uniform(-1, 1, shape) * math.sqrt(6 / (shape[0] + shape[-1])),
+        "none": lambda: rng.uniform(-bound, bound, shape),
     }
     key = str(init).lower().replace("_", "")
     if key not in table:
-        raise ValueError(f"{who}: unknown initializer {init!r}; known: {sorted(table)}")
+        raise ValueError(f"{who}: unknown initializer {init!r}; known: {sorted(set(table) - {'none'})}")
     return table[key]().astype(np.float32)
 
 
-def _weight_and_bias(cell, shape: tuple, fan_in: int, weight_init, bias_init, has_bias: bool, dtype) -> None:
-    """A layer's ``weight`` of ``shape`` and, with ``has_bias``, its ``bias`` (one per output, the
-    first axis), from MindSpore's initializers; a HeUniform bias is uniform in +-1/sqrt(fan_in)."""
+def _weight_and_bias(
+    cell, shape: tuple, fan_in: int, weight_init, bias_init, has_bias: bool, dtype, outputs: int | None = None
+) -> None:
+    """A layer's ``weight`` of ``shape`` and, with ``has_bias``, its ``bias`` (one per output: ``outputs``,
+    else the first axis), from MindSpore's initializers (None: MindSpore 2.10's defaults)."""
     np_dtype = mstype.to_dtype(dtype).np
     cell.weight = Parameter(
         initial_value(weight_init, shape, fan_in, type(cell).__name__).astype(np_dtype), name=None
     )
     cell.has_bias = has_bias
     if has_bias:
-        bias_init = "uniform" if isinstance(bias_init, str) and bias_init == "HeUniform" else bias_init
         cell.bias = Parameter(
-            initial_value(bias_init, shape[:1], fan_in, type(cell).__name__).astype(np_dtype), name=None
+            initial_value(bias_init, (outputs or shape[0],), fan_in, type(cell).__name__).astype(np_dtype),
+            name=None,
         )
-
-
-_seed: int | None = None
-
-
-def set_seed(seed: int) -> None:
-    """The global seed, as MindSpore's ``set_seed``: it seeds the initializers of new layers, the
-    masks of ``Dropout`` and ``numpy.random`` (MindSpore seeds NumPy's global generator too)."""
-    global _rng, _seed
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"The argument 'seed' must be type of int, but got {type(seed)}.")
-    if seed < 0:
-        raise ValueError(f"set_seed: seed must be >= 0, got {seed}")
-    np.random.seed(seed)
-    _rng = np.random.default_rng(seed)
-    dropout.seed(seed)
-    _seed = seed
-
-
-def get_seed() -> int | None:
-    """The seed ``set_seed`` last set (None before), as MindSpore's ``get_seed``."""
-    return _seed
 
 
 def generator() -> np.random.Generator:
     """The layers' seeded generator (``set_seed``), for initial weights drawn outside ``initial_value``."""
-    return _rng
+    return seeding.stream("layers")
 
 
 class _Activation(Cell):
@@ -193,7 +175,8 @@ def get_activation(name):
 
 
 class Dense(Cell):
-    """``y = activation(x @ weight.T + bias)`` with ``weight`` of shape (out, in), as in MindSpore."""
+    """``y = activation(x @ weight.T + bias)`` with ``weight`` of shape (out, in), as in MindSpore; by
+    default the weight and the bias are uniform in +-1/sqrt(in), as MindSpore 2.10 draws them."""
 
     weight: Parameter  # set by _weight_and_bias, with these two
     has_bias: bool
@@ -203,8 +186,8 @@ class Dense(Cell):
         self,
         in_channels: int,
         out_channels: int,
-        weight_init="HeUniform",
-        bias_init="zeros",
+        weight_init=None,
+        bias_init=None,
         has_bias: bool = True,
         activation=None,
         dtype=mstype.float32,
@@ -245,8 +228,8 @@ class Conv2d(Cell):
         dilation=1,
         group: int = 1,
         has_bias: bool = False,
-        weight_init="HeUniform",
-        bias_init="zeros",
+        weight_init=None,
+        bias_init=None,
         data_format: str = "NCHW",
         dtype=mstype.float32,
     ):
@@ -321,8 +304,6 @@ class Conv1d(Cell):
             group,
         )
         fan_in = in_channels // group * kernel_size
-        weight_init = "HeUniform" if weight_init is None else weight_init
-        bias_init = "uniform" if bias_init is None else bias_init
         shape = (out_channels, in_channels // group, 1, kernel_size)
         _weight_and_bias(self, shape, fan_in, weight_init, bias_init, has_bias, dtype)
 

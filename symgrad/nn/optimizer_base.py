@@ -28,6 +28,7 @@ from symgrad.nn.cell import Cell
 from symgrad.nn.learning_rate import LearningRateSchedule, check_bool
 from symgrad.parameter import Parameter, ParameterTuple
 from symgrad.tensor import Tensor
+from symgrad.train_step import check_finite
 
 Array = np.ndarray | Tensor  # what an update rule computes with: NumPy arrays, or graph Tensors (staged)
 _GROUP_KEYS = ("params", "lr", "weight_decay", "grad_centralization", "order_params")
@@ -408,16 +409,6 @@ def _mismatch(who: str, i: int, shape: tuple, p: Parameter) -> str:
         f"{who}: gradient {i} has shape {shape}, but it is matched to Parameter {p.name!r} "
         f"(position {i} of optimizer.parameters) of shape {p.shape}"
     )
-
-
-def check_finite(who: str, p: Parameter, grad: np.ndarray) -> None:
-    """A FloatingPointError naming ``p`` and the first non-finite element of its gradient, if any."""
-    if not np.all(np.isfinite(grad)):
-        bad = np.argwhere(~np.isfinite(grad))[0]
-        raise FloatingPointError(
-            f"{who}: the gradient of {p.name!r} is {grad[tuple(bad)]} at index "
-            f"{tuple(int(k) for k in bad)}; no weight was changed"
-        )
 
 
 # ----- the update rules compute on NumPy arrays, or on graph Tensors inside a jitted call -----

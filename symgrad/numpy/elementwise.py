@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from symgrad import dtype as mstype
 from symgrad import ops
 from symgrad.numpy.creation import asarray
@@ -95,4 +97,14 @@ def clip(x, xmin, xmax, dtype=None) -> Tensor:
     return cast_to(ops.clip_by_value(asarray(x), xmin, xmax), dtype)
 
 
-__all__ = sorted([*UNARY, *BINARY, "clip", "divide", "positive", "true_divide"])
+def isin(element, test_elements, invert: bool = False) -> Tensor:
+    """A bool Tensor of ``element``'s shape: True where the entry occurs in ``test_elements``
+    (False with ``invert``); a comparison, so nothing differentiates through it."""
+    if not isinstance(invert, bool):
+        raise TypeError(f"isin: invert must be a bool, got {type(invert).__name__}")
+    a, b = operand(element), operand(test_elements)
+    values = [t.asnumpy() if isinstance(t, Tensor) else np.asarray(t) for t in (a, b)]
+    return Tensor(np.isin(values[0], values[1], invert=invert))
+
+
+__all__ = sorted([*UNARY, *BINARY, "clip", "divide", "isin", "positive", "true_divide"])

@@ -1,0 +1,7 @@
+"""``mindspore.train``: ``Model`` (train, eval and predict over batches), callbacks and metrics."""
+
+from symgrad.train.callback import Callback, LossMonitor, RunContext
+from symgrad.train.metrics import MAE, MSE, Accuracy, Loss, Metric
+from symgrad.train.model import Model
+
+__all__ = ["MAE", "MSE", "Accuracy", "Callback", "Loss", "LossMonitor", "Metric", "Model", "RunContext"]
