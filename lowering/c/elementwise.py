@@ -74,6 +74,8 @@ def flush(printer: PointPrinter, lines: list[str]) -> None:
     loop = f"for (int i = 0; i < {group.size}; i++) " + printer.per_lane(f"{{ {' '.join(statements)} }}")
     lines.append(" ".join([*declarations, loop]))
     printer.lane = lane
+    for node in group.members:
+        printer.printed(node)
 
 
 def _fuse(printer: PointPrinter, node: Node) -> bool:

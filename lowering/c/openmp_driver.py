@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from lowering.c import tiles
 from lowering.c.outputs import block_lines, point_lines, sum_offsets
 from lowering.c.point_program import PointProgram, cast_macros, size_of
 from lowering.c.products import COLS
@@ -96,6 +97,8 @@ def _header(printer: PointPrinter) -> list[str]:
             # one compiled copy of each block function: inlined, every call was compiled anew
             "#define NOINLINE __attribute__((noinline, noclone))",
         ]
+    if printer.tiled:
+        lines += tiles.header(real)
     return lines
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from lowering import batch_sums
 from lowering.batch_sums import OuterSum, Reshaped, SignedSum
+from lowering.c import tiles
 from lowering.c.point_program import size_of
 from symgrad.core.graph import Node
 
@@ -57,7 +58,9 @@ def _results(
     lines = []
     for j, node in enumerate(printer.outputs):
         size = size_of(node)
-        if j in printer.plans:
+        if j in printer.plans and printer.tiled:
+            lines += tiles.accumulate(printer, printer.plans[j], offsets[j], _accumulate)
+        elif j in printer.plans:
             lines += _accumulate(printer, printer.plans[j], 1, offsets[j])
         else:
             lines.append(

@@ -20,6 +20,7 @@ class PointProgram:
     op_count: int
     scratch_bytes: int = 0  # heap scratch per thread (0: a point's arrays are on the stack)
     lanes: int = 1  # points per block (1: one point at a time)
+    tiled: bool = False  # wide layers as blocked matrix products (``lowering.c.tiles``)
 
 
 def size_of(node: Node) -> int:

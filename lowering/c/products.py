@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from lowering.c import tiles
 from symgrad.core.graph import Node
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ def _lanes_matmul(printer: PointPrinter, name: str, sizes: tuple[int, int, int],
     products: its compile went from 3.2-3.7 s to 1.0-1.4 s).
     """
     (a, (ar, al)), (b, (bl, bc)) = a_operand, b_operand
+    if printer.tiled and (a in printer.uniform) != (b in printer.uniform):
+        return tiles.product(printer, name, sizes, a_operand, b_operand)
     function = _lanes_matmul_function(printer, a in printer.uniform, b in printer.uniform)
     m, k, q = sizes
     return f"{function}({name}, {printer.pointer(a)}, {printer.pointer(b)}, {m}, {k}, {q}, {ar}, {al}, {bl}, {bc});"

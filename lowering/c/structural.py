@@ -56,9 +56,8 @@ def emit_gather(printer: PointPrinter, node: Node, name: str) -> None:
     size, lane = size_of(node), printer.lane
     if len(node.args) == 1 and np.array_equal(sources, np.arange(1, size + 1)):
         # the same elements in the same order (a reshape): another name for the argument
-        arg = printer.alias_of.get(node.args[0], node.args[0])
-        printer.alias_of[node] = arg
-        printer.names[node] = printer.names[arg]
+        printer.another_name(node, printer.alias_of.get(node.args[0], node.args[0]))
+        arg = printer.alias_of[node]
         if arg in printer.scalars:
             printer.scalars[node] = printer.scalars[arg]
         return

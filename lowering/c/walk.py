@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from lowering import batch_sums
-from lowering.c import elementwise
+from lowering.c import elementwise, tiles
 from lowering.c.point_program import PointProgram, c_literal, size_of
 from lowering.printer import unbound
 from symgrad.core.graph import Const, Node, Var, computed_elements, topo_order
@@ -34,6 +34,16 @@ _LANES = (8, 4)  # points per block, the most that fit in _BLOCK_BYTES (2 would 
 # a block's arrays (measured: the H = 64 Burgers loss gradient is faster in 8 lanes than 2)
 _BLOCK_BYTES = 2048 * 1024
 _VECTOR_BYTES = 32  # one AVX register (two NEON registers)
+
+
+def _lanes(target: str, tiled: bool, per_point: int) -> int:
+    """Points per block: as many as keep a block's arrays in the core's cache (1: point by point),
+    or, with a wide shared matrix, ``tiles.LANES`` for blocked matrix products."""
+    if tiled:
+        return tiles.LANES
+    if target == "openmp":
+        return next((w for w in _LANES if w * per_point <= _BLOCK_BYTES), 1)
+    return 1
 
 
 class PointPrinter:
@@ -63,13 +73,12 @@ class PointPrinter:
         self.real = "float" if single and not double else "double"
         self.itemsize = 4 if self.real == "float" else 8
         per_point = computed_elements(nodes) * self.itemsize
-        # points per block: as many as keep a block's arrays in the core's cache (1: point by point)
-        self.lanes = 1
-        if target == "openmp":
-            self.lanes = next((w for w in _LANES if w * per_point <= _BLOCK_BYTES), 1)
+        self.tiled = target == "openmp" and tiles.wide(nodes, (args[k] for k in shared))
+        self.lanes = _lanes(target, self.tiled, per_point)
         self.vector = min(self.lanes, _VECTOR_BYTES // self.itemsize)  # values per C vector of lanes
         # a block's arrays past _STACK_BYTES live in per-thread heap scratch, not on the stack
-        self.heap = target == "openmp" and per_point * self.lanes > _STACK_BYTES
+        # (a tiled program's packed matrices are there too)
+        self.heap = target == "openmp" and (per_point * self.lanes > _STACK_BYTES or self.tiled)
         self.scratch = 0  # elements of the scratch handed out so far
         self.statics: list[str] = []  # file-scope tables and constants
         self.functions: dict[str, str] = {}  # op -> the C source of symgrad's own function it calls
@@ -78,6 +87,7 @@ class PointPrinter:
         self.names: dict[Node, str] = {}
         self.scalars: dict[Node, str] = {}  # nodes that are one literal
         self.uniform: set[Node] = set()  # nodes every point shares (blocked programs only)
+        self.packed: dict[tuple, str] = {}  # tiled products' packed matrices, outer sums' scratch
         self.op_count = 0
         self.lane: str | None = None  # the lane index of the node being printed, if it has lanes
         # elementwise nodes waiting to share one loop, per list of lines (prelude or body)
@@ -88,16 +98,26 @@ class PointPrinter:
         for node in nodes:
             for a in node.args:
                 self.consumers.setdefault(a, []).append(node)
+        # a tiled program's block arrays reuse the scratch of arrays no node still reads
+        self.readers = {node: len(set(readers)) for node, readers in self.consumers.items()}
+        self.regions: dict[str, tuple[int, int]] = {}  # a block array's name -> (offset, size)
+        self.free: list[tuple[int, int]] = []  # scratch no node still reads
+        self._walk(nodes, shared)
+
+    def _walk(self, nodes: list[Node], shared: frozenset[int]) -> None:
+        """Name the arguments (shared ones are read once per thread) and print every node."""
         for k, var in enumerate(self.args):
             self.names[var] = f"a{k}"
             if self.lanes > 1 and k in shared:
                 self.uniform.add(var)
                 self.prelude.append(f"const {self.real} *a{k} = in[{k}];")
+        self.reusing = self.tiled
         for node in nodes:
             if node not in self.names:
                 self._print(node)
         for lines in (self.prelude, self.body):
             self.flush(lines)
+        self.reusing = False  # the driver's arrays (inputs, scratch of sums) are read all along
 
     def _print(self, node: Node) -> None:
         if isinstance(node, Var):
@@ -114,6 +134,9 @@ class PointPrinter:
         self.lane = "b" if self.lanes > 1 and not uniform else None
         body, self.body = self.body, (self.prelude if uniform else self.body)
         self.emitters[lookup(node.op).pattern](self, node, name)
+        group = self.pending.get(id(self.body))
+        if group is None or node not in group.members:  # printed, not waiting for its loop
+            self.printed(node)
         self.body = body
 
     def _print_const(self, node: Const) -> None:
@@ -137,12 +160,42 @@ class PointPrinter:
 
     def array(self, name: str, size: int) -> str:
         """The declaration of a per-point array (times the lanes of a blocked node): on the
-        stack, or in the thread's heap scratch."""
+        stack, or in the thread's heap scratch (in a tiled program, a block array takes scratch
+        freed by arrays no node reads any more, and is no ``restrict`` pointer: two names may
+        be one place at different times)."""
         size *= self.width
         if not self.heap:
             return f"{self.real} {name}[{size}];"
+        if self.reusing and self.lane:
+            fits = [region for region in self.free if region[1] >= size]
+            if fits:
+                offset, room = min(fits, key=lambda region: region[1])
+                self.free.remove((offset, room))
+                if room > size:
+                    self.free.append((offset + size, room - size))
+            else:
+                offset, self.scratch = self.scratch, self.scratch + size
+            self.regions[name] = (offset, size)
+            return f"{self.real} *{name} = scratch + {offset};"
         offset, self.scratch = self.scratch, self.scratch + size
         return f"{self.real} *restrict {name} = scratch + {offset};"
+
+    def printed(self, node: Node) -> None:
+        """``node``'s lines are printed: its arguments that nothing else will read free their scratch."""
+        for arg in set(node.args):
+            base = self.alias_of.get(arg, arg)
+            self.readers[base] = self.readers.get(base, 1) - 1
+            name = self.names.get(base)
+            if self.readers[base] <= 0 and base not in self.kept and name in self.regions:
+                self.free.append(self.regions.pop(name))
+
+    def another_name(self, node: Node, arg: Node) -> None:
+        """``node`` is another name for ``arg``'s elements: arg's scratch lives while node is read."""
+        self.alias_of[node] = arg
+        self.names[node] = self.names[arg]
+        self.readers[arg] = self.readers.get(arg, 0) + self.readers.get(node, 0)
+        if node in self.kept:
+            self.kept.add(arg)
 
     @property
     def width(self) -> int:
@@ -162,8 +215,13 @@ class PointPrinter:
         return f"{name}[({index}) * {self.lanes} + b]" if self.lane else f"{name}[{index}]"
 
     def per_lane(self, statement: str) -> str:
-        """``statement`` for each point of the block, when the node being printed has lanes."""
-        return f"for (int b = 0; b < {self.lanes}; b++) {statement}" if self.lane else statement
+        """``statement`` for each point of the block, when the node being printed has lanes (in a
+        tiled program, a loop the compiler is told to vectorize: its many arrays are more than GCC
+        checks for overlap at run time, and the points of a block never overlap)."""
+        if not self.lane:
+            return statement
+        simd = "SIMD_LANES " if self.tiled else ""
+        return f"{simd}for (int b = 0; b < {self.lanes}; b++) {statement}"
 
     def pointer(self, node: Node) -> str:
         """A pointer to ``node``'s values (a one-element array for a literal)."""
@@ -197,4 +255,5 @@ class PointPrinter:
             op_count=self.op_count,
             scratch_bytes=self.scratch * self.itemsize,
             lanes=self.lanes,
+            tiled=self.tiled,
         )

@@ -1,0 +1,293 @@
+"""Wide layers in the per-point C program: the point loop as blocked matrix products.
+
+A per-point program (even in blocks of 4-8 points) reads every shared weight matrix once per
+block and adds each weight gradient's outer products into the thread's sums once per block:
+once a layer's matrix leaves the core's cache (H = 128 and up) that traffic, not arithmetic,
+sets the time. A *tiled* program takes ``LANES`` points per block instead, and prints
+
+- a product of a shared matrix and a per-point operand as calls of ``tiled_product``: register
+  tiles of ``_COLS`` results x 2 vectors of points summed over a panel of the matrix, packed once
+  per thread and call (``_panels``), so each panel is read from L1 and the matrix once per block;
+- the batch-summed outer products of per-point vectors in one weight gradient (its signed
+  terms) as one call of ``tiled_outer_sum``: a product over all the terms' points, the block's
+  values turned point-major first (``tiled_transpose``), in register tiles of ``_ROWS`` rows x 2
+  vectors of columns;
+- loops over a block's points marked ``omp simd``, and block arrays that reuse the scratch of
+  arrays no node reads any more (``PointPrinter.array``).
+
+Both sum in the per-point program's order over the summed index, so results agree with it to
+rounding (1e-14 measured). Against OpenBLAS's dgemm (SciPy's, single-threaded, called through
+``scipy.linalg.cython_blas``) on 256 x 256 layers and blocks of 32-256 points, on this project's
+2-core Zen 4 under other jobs' load: 21-27 GFMA/s for these loops, 12-25 for dgemm (which packs
+the whole matrix in every call). So the products are generated, not called: no BLAS thread pool
+meets OpenMP's (OpenMP's threads own the cores; each runs these loops on its own blocks), and
+float32 needs no second library.
+
+``wide(nodes, shared)`` is the kernel builder's choice: tiled when a product multiplies a
+per-point operand by a shared matrix of at least ``WIDE_ELEMENTS`` elements. Measured in CPU
+time on the Burgers MLP [2, H, H, H, 1], N = 1e4 (2 threads, loaded machine): tiled / per point
+0.78-0.86 (residual) and 0.88-0.95 (residual + weight gradient) at H = 64, 0.85-0.9 for the
+gradient at H = 128, 0.65 at H = 256; at H = 16-32 the two were within the noise, so narrow
+networks keep the per-point program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from lowering import batch_sums
+from lowering.batch_sums import OuterSum, Reshaped, SignedSum
+from lowering.c.point_program import size_of
+from symgrad.core.graph import Const, Node, Var
+from symgrad.core.registry import CONTRACTION, lookup
+
+if TYPE_CHECKING:
+    from lowering.c.walk import PointPrinter
+
+# prints one signed term of a batch sum (``outputs._accumulate``)
+Accumulate = Callable[["PointPrinter", batch_sums.Plan, int, int], list[str]]
+
+# a shared matrix of at least this many elements (a 64 x 64 layer) makes the program tiled
+WIDE_ELEMENTS = 4096
+LANES = 64  # points per block of a tiled program: a multiple of two vectors of floats on AVX-512
+_COLS = 6  # results of a product tile (columns of the matrix), each 2 vectors of points: 12 sums
+_ROWS = 6  # rows of an outer-sum tile, each 2 vectors of columns
+
+
+def wide(nodes: Iterable[Node], shared: Iterable[Var]) -> bool:
+    """Whether a product of ``nodes`` multiplies a per-point operand by a matrix of at least
+    ``WIDE_ELEMENTS`` elements that every point shares (``shared`` and what depends on them alone)."""
+    uniform: set[Node] = set(shared)
+    for node in nodes:
+        if isinstance(node, Const) or (not isinstance(node, Var) and all(a in uniform for a in node.args)):
+            uniform.add(node)
+        elif node.args and lookup(node.op).pattern == CONTRACTION:
+            matrices = [a for a in node.args if a in uniform and a.ndim == 2]
+            if len(matrices) == 1 and size_of(matrices[0]) >= WIDE_ELEMENTS:
+                return True
+    return False
+
+
+def header(real: str) -> list[str]:
+    """The tiles' vector type (64-byte vectors where AVX-512 has 32 registers for them, else 32)
+    and the pragma on loops over a block's points."""
+    return [
+        '#define SIMD_LANES _Pragma("omp simd")',
+        "#if defined(__AVX512F__)",
+        "#define TILE_BYTES 64",
+        "#else",
+        "#define TILE_BYTES 32",
+        "#endif",
+        f"typedef {real} tile_t __attribute__((vector_size(TILE_BYTES)));",
+        f"#define TILE_WIDTH ((int)(TILE_BYTES / sizeof({real})))",
+        f"static inline tile_t load_tile(const {real} *p) {{ tile_t v; memcpy(&v, p, sizeof v); return v; }}",
+        f"static inline void store_tile({real} *p, tile_t v) {{ memcpy(p, &v, sizeof v); }}",
+    ]
+
+
+def product(printer: PointPrinter, name: str, sizes: tuple[int, int, int], a_operand, b_operand) -> str:
+    """``op(a) @ op(b)`` for a block of points where exactly one operand is shared: calls of
+    ``tiled_product``, one per row of a per-point ``op(a)`` or per column of a per-point ``op(b)``,
+    over the shared matrix's panels (packed once per thread, see :func:`_panels`).
+
+    Operands are as in ``products._lanes_matmul``: ``(node, (first, second))`` strides.
+    """
+    (a, (ar, al)), (b, (bl, bc)) = a_operand, b_operand
+    m, k, q = sizes
+    lanes, function = printer.lanes, _product_function(printer)
+
+    def plus(pointer: str, step: int) -> str:  # row (or column) r of a per-point operand
+        return pointer if count == 1 else f"{pointer} + r * {step}"
+
+    if b in printer.uniform:  # row r of the result: op(b)^T times row r of op(a)
+        count, panels = m, _panels(printer, b, (bl, bc), k, q)
+        call = (
+            f"{function}({plus(name, q * lanes)}, {lanes}, {plus(printer.pointer(a), ar * lanes)}, "
+            f"{al * lanes}, {panels}, {k}, {q});"
+        )
+    else:  # column r of the result: op(a) times column r of op(b)
+        count, panels = q, _panels(printer, a, (al, ar), k, m)
+        call = (
+            f"{function}({plus(name, lanes)}, {q * lanes}, {plus(printer.pointer(b), bc * lanes)}, "
+            f"{bl * lanes}, {panels}, {k}, {m});"
+        )
+    return call if count == 1 else f"for (int r = 0; r < {count}; r++) {call}"
+
+
+def _panels(printer: PointPrinter, node: Node, strides: tuple[int, int], k: int, q: int) -> str:
+    """The name of the shared matrix ``s[l, c] = node[l * strides[0] + c * strides[1]]`` (k x q)
+    packed in panels of _COLS columns (column j of panel p, row l, at ``(p * k + l) * _COLS + j``;
+    zeros past q), computed once per thread in the prelude, in the thread's scratch."""
+    key = (node, strides, k, q)
+    if key not in printer.packed:
+        name = f"pk{len(printer.packed)}"
+        size = -(-q // _COLS) * _COLS * k
+        offset, printer.scratch = printer.scratch, printer.scratch + size
+        sl, sc = strides
+        printer.flush(printer.prelude)
+        printer.prelude.append(
+            f"{printer.real} *restrict {name} = scratch + {offset}; "
+            f"for (int c = 0; c < {size // k}; c++) for (int l = 0; l < {k}; l++) "
+            f"{name}[(c / {_COLS} * {k} + l) * {_COLS} + c % {_COLS}] = "
+            f"c < {q} ? {printer.pointer(node)}[l * {sl} + c * {sc}] : 0;"
+        )
+        printer.packed[key] = name
+    return printer.packed[key]
+
+
+def _product_function(printer: PointPrinter) -> str:
+    """Define (once) ``tiled_product``: ``y[c * ys + b] = sum over l < k of s[l, c] * x[l * xs + b]``
+    for ``c < q`` and every point ``b`` of the block, s given as packed panels.
+
+    Per panel of _COLS columns and 2 vectors of points, the tile's 12 sums run over the panel's
+    rows in registers.
+    """
+    name = "tiled_product"
+    if name in printer.functions:
+        return name
+    real, cols = printer.real, range(_COLS)
+    sums = ", ".join(f"s{j}_{v} = {{0}}" for j in cols for v in (0, 1))
+    at = "y + (long)(c0 + {j}) * ys + b0 + {v} * TILE_WIDTH"
+    adds = " ".join(f"s{j}_{v} += w[{j}] * x{v};" for j in cols for v in (0, 1))
+    stores = " ".join(
+        f"if ({j} < nc) {{ store_tile({at.format(j=j, v=0)}, s{j}_0); store_tile({at.format(j=j, v=1)}, s{j}_1); }}"
+        for j in cols
+    )
+    lines = [
+        f"static NOINLINE void {name}({real} *restrict y, long ys, const {real} *restrict x, long xs, "
+        f"const {real} *restrict panels, int k, int q)",
+        "{",
+        f"    for (int c0 = 0; c0 < q; c0 += {_COLS}) {{",
+        f"        int nc = q - c0 < {_COLS} ? q - c0 : {_COLS};",
+        f"        const {real} *panel = panels + (long)c0 * k;",
+        f"        for (int b0 = 0; b0 < {printer.lanes}; b0 += 2 * TILE_WIDTH) {{",
+        f"            tile_t {sums};",
+        "            for (int l = 0; l < k; l++) {",
+        f"                const {real} *xl = x + l * xs + b0, *w = panel + l * {_COLS};",
+        f"                tile_t x0 = load_tile(xl), x1 = load_tile(xl + TILE_WIDTH); {adds}",
+        "            }",
+        f"            {stores}",
+        "        }",
+        "    }",
+        "}",
+    ]
+    printer.functions[name] = "\n".join(lines)
+    return name
+
+
+def accumulate(printer: PointPrinter, plan: batch_sums.Plan, offset: int, each: Accumulate) -> list[str]:
+    """Add a block's share of the batch sum ``plan`` to the thread's sums at ``offset``.
+
+    The outer products of two per-point vectors among its signed terms, grouped by size, are one
+    product each over all their points (``tiled_outer_sum``, after ``tiled_transpose`` turned each
+    term's lanes point-major, b times the term's sign); ``each(printer, term, sign, offset)``
+    prints the other terms.
+    """
+    groups: dict[tuple[int, int], list[tuple[int, Node, Node]]] = {}
+    lines: list[str] = []
+    for sign, term in _terms(plan, 1):
+        if isinstance(term, OuterSum) and term.a not in printer.uniform and term.b not in printer.uniform:
+            groups.setdefault((size_of(term.a), size_of(term.b)), []).append((sign, term.a, term.b))
+        else:
+            lines += each(printer, term, sign, offset)
+    for (k, q), terms in groups.items():
+        rows = -(-k // _ROWS) * _ROWS  # a's rows in whole panels
+        at, bt = _transposed(printer, "a", rows * len(terms)), _transposed(printer, "b", q * len(terms))
+        transpose = _transpose_function(printer)
+        moves = " ".join(
+            f"{transpose}({at}, {printer.pointer(a)}, {k}, nb, {len(terms)} * nb, {t} * nb, {_ROWS}, 1); "
+            f"{transpose}({bt} + {t} * nb * {q}, {printer.pointer(b)}, {q}, nb, nb, 0, 1, {sign});"
+            for t, (sign, a, b) in enumerate(terms)
+        )
+        function = _outer_sum_function(printer)
+        lines.append(f"{moves} {function}(acc + {offset}, {at}, {bt}, {k}, {q}, {len(terms)} * nb);")
+    return lines
+
+
+def _terms(plan: batch_sums.Plan, sign: int) -> Iterator[tuple[int, batch_sums.Plan]]:
+    """The signed terms of a plan, through signed sums and order-keeping reshapes."""
+    if isinstance(plan, SignedSum):
+        for s, term in plan.terms:
+            yield from _terms(term, s * sign)
+    elif isinstance(plan, Reshaped):  # the flat order is unchanged
+        yield from _terms(plan.inner, sign)
+    else:
+        yield sign, plan
+
+
+def _transposed(printer: PointPrinter, operand: str, size: int) -> str:
+    """Scratch for ``size`` values per point of a block turned point-major, for ``operand`` ("a"
+    or "b"): outer sums of one size reuse it."""
+    key = ("transposed", operand, size)
+    if key not in printer.packed:
+        offset, printer.scratch = printer.scratch, printer.scratch + size * printer.lanes
+        printer.packed[key] = f"(scratch + {offset})"
+    return printer.packed[key]
+
+
+def _transpose_function(printer: PointPrinter) -> str:
+    """Define (once) ``tiled_transpose``: a block's ``size`` values per point, point-major in
+    panels of ``rows`` values: value i of point p at ``((i / rows) * np + start + p) * rows + i % rows``
+    (times sign), for p < nb (rows = 1: ``y[(start + p) * size + i]`` when np is nb)."""
+    name = "tiled_transpose"
+    if name not in printer.functions:
+        real = printer.real
+        printer.functions[name] = (
+            f"static NOINLINE void {name}({real} *restrict y, const {real} *restrict x, int size, int nb, "
+            f"long np, long start, int rows, {real} sign)\n{{\n"
+            "    if (rows == 1) { for (int p = 0; p < nb; p++) for (int i = 0; i < size; i++) "
+            f"y[(start + p) * size + i] = sign * x[i * {printer.lanes} + p]; return; }}\n"
+            "    for (int i = 0; i < size; i++) for (int p = 0; p < nb; p++) "
+            f"y[((i / rows) * np + start + p) * rows + i % rows] = sign * x[i * {printer.lanes} + p];\n}}"
+        )
+    return name
+
+
+def _outer_sum_function(printer: PointPrinter) -> str:
+    """Define (once) ``tiled_outer_sum``: ``acc[r * q + c] += sum over p < np of a[r, p] *
+    bt[p * q + c]``, a point-major in panels of _ROWS rows (``tiled_transpose``), b point-major.
+
+    Tiles of acc, _ROWS rows x 2 vectors of columns (then 1 row), then _ROWS rows x 1 vector for
+    the columns left, are summed in registers over the points; fewer than a vector's columns left
+    are dot products.
+    """
+    name = "tiled_outer_sum"
+    if name in printer.functions:
+        return name
+    real = printer.real
+
+    def tile(rows: int, count: int) -> str:  # rows r.. x ``count`` vectors from c0, over the points
+        cells = [(i, j) for i in range(rows) for j in range(count)]
+        at = "acc + (long)(r + {i}) * q + c0 + {j} * TILE_WIDTH"
+        sums = ", ".join(f"s{i}_{j} = load_tile({at.format(i=i, j=j)})" for i, j in cells)
+        reads = " ".join(
+            f"tile_t b{j} = load_tile(bt + p * q + c0 + {j} * TILE_WIDTH);" for j in range(count)
+        )
+        a_reads = " ".join(f"{real} v{i} = ap[p * {_ROWS} + {i}];" for i in range(rows))
+        adds = " ".join(f"s{i}_{j} += v{i} * b{j};" for i, j in cells)
+        stores = " ".join(f"store_tile({at.format(i=i, j=j)}, s{i}_{j});" for i, j in cells)
+        panel = f"const {real} *ap = at + ((long)(r / {_ROWS}) * np * {_ROWS} + r % {_ROWS});"
+        return f"{{ {panel} tile_t {sums}; for (long p = 0; p < np; p++) {{ {reads} {a_reads} {adds} }} {stores} }}"
+
+    def run(count: int) -> str:  # ``count`` vectors of columns from c0, every row
+        return (
+            f"    for (; c0 + {count} * TILE_WIDTH <= q; c0 += {count} * TILE_WIDTH) {{ int r = 0; "
+            f"for (; r + {_ROWS} <= k; r += {_ROWS}) {tile(_ROWS, count)} for (; r < k; r++) {tile(1, count)} }}"
+        )
+
+    lines = [
+        f"static NOINLINE void {name}({real} *restrict acc, const {real} *restrict at, const {real} *restrict bt, "
+        "int k, int q, long np)",
+        "{",
+        "    int c0 = 0;",
+        run(2),
+        run(1),
+        "    for (int r = 0; r < k; r++) for (int c = c0; c < q; c++) {",
+        f"        {real} s = 0; for (long p = 0; p < np; p++) s += at[((long)(r / {_ROWS}) * np + p) * {_ROWS} + r % {_ROWS}] * bt[p * q + c];",
+        "        acc[r * q + c] += s;",
+        "    }",
+        "}",
+    ]
+    printer.functions[name] = "\n".join(lines)
+    return name

@@ -1,0 +1,186 @@
+"""Wide layers on the C backend (issue 45): the point loop as blocked matrix products
+(``lowering/c/tiles.py``) gives the per-point program's results, and NumPy's, to 1e-13; the
+kernel builder picks it only for layers past ``tiles.WIDE_ELEMENTS``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lowering
+import lowering.c.tiles as tiles
+import symgrad
+from symgrad import ops
+from symgrad.models import PointMLP, burgers_terms
+from symgrad.pinn import ModifiedMLP
+
+pytestmark = pytest.mark.skipif(
+    "c" not in lowering.available_backends(), reason="no C compiler here (gcc, clang or $CC)"
+)
+
+PER_POINT = 10**12  # a threshold no layer reaches: the per-point program
+
+
+def burgers_kernels(net, residual_only: bool = False, dtype=np.float64):
+    """(outputs, args, reductions) of the Burgers residual and of its loss gradient."""
+    x, t = symgrad.placeholder("x", dtype=dtype), symgrad.placeholder("t", dtype=dtype)
+    terms = burgers_terms(net, x, t)
+    args = [x, t, *net.params]
+    residual = ([terms[k] for k in ("u", "ut", "ux", "uxx", "r")], args, None)
+    grads = [terms[f"d(r^2)/d{p.name}"] for p in net.params]
+    loss = ([terms["r"], terms["r"] ** 2, *grads], args, [None, "mean"] + ["mean"] * len(grads))
+    return [residual] if residual_only else [residual, loss]
+
+
+def run(outputs, args, reduce, values, backend="c"):
+    kernel = symgrad.kernel(outputs, args, backend=backend, reduce=reduce)
+    return kernel, kernel(*values)
+
+
+def assert_close(got, want, tolerance=1e-13):
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        scale = max(1.0, float(np.max(np.abs(w))) if w.size else 1.0)
+        np.testing.assert_allclose(g, w, rtol=tolerance, atol=tolerance * scale)
+
+
+@pytest.mark.parametrize(("width", "tiled"), [(63, False), (64, True), (130, True)])
+def test_the_builder_tiles_only_layers_past_the_threshold(width, tiled):
+    """63 x 63 (3969 elements) stays per point; 64 x 64 (4096) and wider are tiled."""
+    assert tiles.WIDE_ELEMENTS == 4096
+    net = PointMLP([2, width, width, 1])
+    ((outputs, args, _),) = burgers_kernels(net, residual_only=True)
+    kernel = symgrad.kernel(outputs, args, backend="c")
+    assert kernel._fn.point.tiled is tiled
+    assert kernel._fn.point.lanes == (tiles.LANES if tiled else 8)
+    assert ("tiled_product(" in kernel.source) is tiled
+
+
+@pytest.mark.parametrize("points", [1, 77, 300])  # one point, a part block after one whole, several
+def test_burgers_residual_and_loss_gradient_tiled_equal_per_point_and_numpy(points, monkeypatch, rng):
+    """Odd widths: 67 is no multiple of a tile's 6 columns or of its 2 vectors of points or rows."""
+    net = PointMLP([2, 67, 67, 67, 1], seed=5)
+    weights = [p.asnumpy() for p in net.params]
+    values = [rng.uniform(-1, 1, points), rng.uniform(0, 1, points), *weights]
+    for outputs, args, reduce in burgers_kernels(net):
+        tiled_kernel, tiled = run(outputs, args, reduce, values)
+        assert tiled_kernel._fn.point.tiled
+        _, numpy = run(outputs, args, reduce, values, backend="numpy")
+        monkeypatch.setattr(tiles, "WIDE_ELEMENTS", PER_POINT)
+        per_point_kernel, per_point = run(outputs, args, reduce, values)
+        monkeypatch.undo()
+        assert not per_point_kernel._fn.point.tiled
+        assert_close(tiled, per_point)
+        assert_close(tiled, numpy)
+
+
+def test_modified_mlp_loss_gradient_tiled_equals_numpy(rng):
+    """The modified MLP's gates (U, V of the input times every layer) at a wide odd width."""
+    net = ModifiedMLP([2, 70, 70, 1], seed=2)
+    weights = [p.asnumpy() for p in net.params]
+    values = [rng.uniform(-1, 1, 90), rng.uniform(0, 1, 90), *weights]
+    for outputs, args, reduce in burgers_kernels(net):
+        kernel, tiled = run(outputs, args, reduce, values)
+        assert kernel._fn.point.tiled
+        assert_close(tiled, run(outputs, args, reduce, values, backend="numpy")[1])
+
+
+MATMULS = [  # (shape of a, shape of b, transpose_a, transpose_b): a vector or a matrix per point
+    ((7,), (7, 13), False, False), ((13, 7), (7,), False, False), ((9, 7), (7, 13), False, False),
+    ((7, 9), (7, 13), True, False), ((9, 7), (13, 7), False, True), ((7, 9), (13, 7), True, True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("shape_a", "shape_b", "ta", "tb"), MATMULS)
+@pytest.mark.parametrize("shared", ["a", "b"])
+def test_tiled_products_of_every_rank_and_transpose_equal_numpy(
+    shape_a, shape_b, ta, tb, shared, monkeypatch, rng
+):
+    """With the threshold at one element every product with a shared operand is tiled: rows of a
+    per-point matrix (a Laplacian's directions) are one call each; 70 points are one block and a part."""
+    monkeypatch.setattr(tiles, "WIDE_ELEMENTS", 1)
+    weight = symgrad.Parameter(
+        symgrad.Tensor(rng.normal(size=shape_a if shared == "a" else shape_b)), name="w"
+    )
+    x = symgrad.placeholder("x", shape_b if shared == "a" else shape_a)
+    a, b = (weight, x) if shared == "a" else (x, weight)
+    product = ops.MatMul(transpose_a=ta, transpose_b=tb)(a, b)
+    outputs = [product, ops.sin(product), product]
+    values = [rng.normal(size=(70,) + x.shape), weight.asnumpy()]
+    reduce = [None, None, "sum"]
+    kernel, got = run(outputs, [x, weight], reduce, values)
+    if weight.ndim == 2:
+        assert kernel._fn.point.tiled and "tiled_product(" in kernel.source
+    assert_close(got, run(outputs, [x, weight], reduce, values, backend="numpy")[1])
+
+
+# (rows, columns) of a weight gradient: whole row tiles and rows left, two-vector and one-vector
+# column runs and columns fewer than a vector, in float64 (8 per vector on AVX-512) and float32 (16)
+OUTER_SUM_SHAPES = [(13, 37), (6, 16), (20, 1), (5, 12), (3, 40)]
+
+
+@pytest.mark.parametrize(("rows", "columns"), OUTER_SUM_SHAPES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tiled_weight_gradients_of_every_tile_shape_equal_the_closed_form(
+    rows, columns, dtype, monkeypatch, rng
+):
+    """g1 - g2 of two weight gradients: their outer products are one tiled product over both
+    terms' points, the second term's sign folded in; 150 points are two blocks and a part."""
+    monkeypatch.setattr(tiles, "WIDE_ELEMENTS", 1)
+    x = symgrad.placeholder("x", (rows,), dtype=dtype)
+    w = symgrad.Parameter(symgrad.Tensor(rng.normal(size=(rows, columns)).astype(dtype)), name="w")
+    g1 = ops.grad(lambda x, w: ops.tanh(ops.matmul(x, w)).sum(), 1)(x, w)
+    g2 = ops.grad(lambda x, w: ops.sin(ops.matmul(x, w)).sum(), 1)(x, w)
+    points = rng.normal(size=(150, rows)).astype(dtype)
+    kernel, (got,) = run([g1 - g2], [x, w], "sum", [points, w.asnumpy()])
+    assert kernel._fn.point.tiled and "tiled_outer_sum(" in kernel.source and got.dtype == dtype
+    wide, weight = points.astype(np.float64), w.asnumpy().astype(np.float64)
+    want = wide.T @ (1 - np.tanh(wide @ weight) ** 2) - wide.T @ np.cos(wide @ weight)
+    tolerance = 1e-13 if dtype == np.float64 else 1e-4
+    np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance * np.max(np.abs(want)))
+
+
+def test_forward_laplacian_of_a_wide_network_tiled_equals_numpy(rng):
+    """The forward Laplacian's directions (a per-point matrix) through 80 x 80 layers."""
+    net = PointMLP([3, 80, 80, 1], seed=1)
+    xs = [symgrad.placeholder(n) for n in "xyz"]
+    lap = symgrad.laplacian(net, (0, 1, 2))(*xs)
+    grads = ops.grad(lambda *a: symgrad.laplacian(net, (0, 1, 2))(*a) ** 2, None, weights=net.params)(*xs)
+    outputs, args = [lap, *grads], [*xs, *net.params]
+    values = [rng.uniform(-1, 1, 100) for _ in xs] + [p.asnumpy() for p in net.params]
+    reduce = [None] + ["sum"] * len(grads)
+    kernel, got = run(outputs, args, reduce, values)
+    assert kernel._fn.point.tiled
+    assert_close(got, run(outputs, args, reduce, values, backend="numpy")[1], tolerance=1e-12)
+
+
+def test_taylor_sweep_of_a_wide_network_tiled_equals_per_point_and_numpy(monkeypatch, rng):
+    """u_xxx by the Taylor sweep (its coefficients: a per-point matrix) and its weight gradient."""
+    from symgrad.ops.functional import derivative
+
+    net = PointMLP([2, 72, 72, 1], seed=4)
+    x, t = symgrad.placeholder("x"), symgrad.placeholder("t")
+    u_xxx = derivative(lambda v: net(v, t), x, 3)[1]
+    loss = lambda a, b: derivative(lambda v: net(v, b), a, 3)[1] ** 2  # noqa: E731
+    grads = ops.grad(loss, None, weights=net.params)(x, t)
+    outputs, args = [u_xxx, *grads], [x, t, *net.params]
+    values = [rng.uniform(-1, 1, 70), rng.uniform(0, 1, 70)] + [p.asnumpy() for p in net.params]
+    reduce = [None] + ["sum"] * len(grads)
+    kernel, tiled = run(outputs, args, reduce, values)
+    assert kernel._fn.point.tiled
+    monkeypatch.setattr(tiles, "WIDE_ELEMENTS", PER_POINT)
+    assert_close(tiled, run(outputs, args, reduce, values)[1])
+    assert_close(tiled, run(outputs, args, reduce, values, backend="numpy")[1], tolerance=1e-12)
+
+
+def test_float32_wide_networks_compute_in_float32_tiles(rng):
+    """float32: 16 values per vector on AVX-512, so a tile is 32 points; results as NumPy's in float32."""
+    net = PointMLP([2, 70, 70, 1], seed=6, dtype=np.float32)
+    weights = [p.asnumpy() for p in net.params]
+    values = [rng.uniform(-1, 1, 90).astype(np.float32), rng.uniform(0, 1, 90).astype(np.float32), *weights]
+    for outputs, args, reduce in burgers_kernels(net, dtype=np.float32):
+        kernel, got = run(outputs, args, reduce, values)
+        assert kernel._fn.point.tiled and kernel._fn.point.real == "float"
+        want = run(outputs, args, reduce, values, backend="numpy")[1]
+        assert all(g.dtype == np.float32 for g in got)
+        assert_close(got, want, tolerance=2e-4)
