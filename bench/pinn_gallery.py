@@ -22,7 +22,7 @@ Burgers); inverse problems also show each unknown's relative error. ``solve``'s 
 summarised per run: "bal" where it balanced the terms by gradient norms, then its stages
 (Adam, LM = Levenberg-Marquardt, L-BFGS) with their steps; ``--explain`` prints its reasons.
 
-    python bench/pinn_gallery.py [--seconds 150] [--seeds 0 1] [--problems ode_system heat ...]
+    python bench/pinn_gallery.py [--seconds 150] [--seeds 0 1] [--problems ode_system heat ...] [--no-float64]
     python bench/pinn_gallery.py --list
 """
 
@@ -228,6 +228,9 @@ def main() -> None:
     parser.add_argument(
         "--explain", action="store_true", help="print solve's stages and the reasons for its choices"
     )
+    parser.add_argument(
+        "--no-float64", action="store_true", help="skip DeepXDE float64 (its column shows '-')"
+    )
     parser.add_argument("--list", action="store_true", help="list the problems and their notes, then stop")
     args = parser.parse_args()
     if args.list:
@@ -250,7 +253,11 @@ def main() -> None:
         problem, rows = problems[name], []
         for seed in args.seeds:
             f32 = run_deepxde(name, problem, seed, args.seconds, float64=False) if has_deepxde else None
-            f64 = run_deepxde(name, problem, seed, args.seconds, float64=True) if has_deepxde else None
+            f64 = (
+                run_deepxde(name, problem, seed, args.seconds, float64=True)
+                if has_deepxde and not args.no_float64
+                else None
+            )
             # DeepXDE float32's wall time; where it failed, float64's; without DeepXDE, --seconds
             finished = [r for r in (f32, f64) if r is not None and not r.note]
             budget = finished[0].seconds if finished else args.seconds

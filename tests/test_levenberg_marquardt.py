@@ -68,3 +68,82 @@ def test_arguments_are_checked_and_non_finite_residuals_stop_with_the_weights_ke
     with pytest.raises(NonFiniteLoss, match="not finite"):
         levenberg_marquardt([(bad, (np.array([-1.0, 0.5]),))], net, progress=False)
     np.testing.assert_array_equal(flatten(net.trainable_params()), before)
+
+
+@pytest.mark.parametrize("rows, weights", [(5, 12), (12, 5)])
+def test_the_damped_step_is_the_normal_equations_step_from_either_side(rows, weights):
+    """Fewer residuals than weights: the step from the residuals' system J J^T equals the step
+    from the weights' normal equations (solved here directly, by NumPy)."""
+    from scipy.linalg import cho_factor, cho_solve
+
+    from symgrad.pinn.levenberg_marquardt import _DampedSolver
+
+    rng = np.random.default_rng(1)
+    jac, r = rng.normal(size=(rows, weights)), rng.normal(size=rows)
+    solver = _DampedSolver(jac, r, cho_factor, cho_solve)
+    assert solver.dual == (rows < weights) and solver.normal.shape == (min(rows, weights),) * 2
+    for damping in (1e-6, 0.3, 50.0):
+        expected = -np.linalg.solve(jac.T @ jac + damping * np.eye(weights), jac.T @ r)
+        np.testing.assert_allclose(solver.step(damping), expected, rtol=1e-7, atol=1e-12)
+
+
+def test_fewer_residuals_than_weights_converge_to_the_points():
+    """81 weights, 11 residuals (a fit through points): the residuals' system reaches them."""
+    net = MLP([1, 8, 8, 1], seed=2, dtype=symgrad.float64)
+    x = np.linspace(-1, 1, 11)
+    fit = ResidualLoss(lambda t: net(t) - ops.sin(3 * t), ["x"], net, backend="numpy", name="fit")
+    result = levenberg_marquardt([(fit, (x,))], net, max_iterations=200, progress=False)
+    assert result.history[-1] < 1e-14
+    np.testing.assert_allclose(np.ravel(symgrad.pinn.predict(net, x[None, :])), np.sin(3 * x), atol=1e-7)
+
+
+class _Slow:
+    """A residual term whose every evaluation takes ``pause`` seconds (one weight, r = w - 3)."""
+
+    def __init__(self, pause: float):
+        from symgrad import Parameter, Tensor
+
+        self.pause = pause
+        self.params = [Parameter(Tensor(np.array(0.0)), name="w")]
+
+    def _r(self) -> np.ndarray:
+        import time
+
+        time.sleep(self.pause)
+        return np.array([float(self.params[0].asnumpy()) - 3.0])
+
+    def __call__(self, *points):
+        r = self._r()
+        return float(r @ r), [2 * r[0] * np.ones(())]
+
+    def jacobian(self, *points):
+        return self._r(), np.ones((1, 1))
+
+
+def test_levenberg_marquardt_ends_within_max_seconds_when_trials_are_slow():
+    """Each trial takes 0.3 s (one evaluation) to 0.6 s (and a Jacobian): the run ends within
+    max_seconds and a tenth, not a trial later."""
+    import time
+
+    slow = _Slow(0.3)
+    begun = time.perf_counter()
+    result = levenberg_marquardt([(slow, ())], slow.params, max_seconds=2.0, damping=1e6, progress=False)
+    took = time.perf_counter() - begun
+    assert 1.0 < took < 2.0 * 1.1, took
+    assert "max_seconds=2.0" in result.message and result.history == sorted(result.history, reverse=True)
+
+
+def test_a_jacobian_prepared_in_the_background_is_the_same_and_gives_the_gradient():
+    net, terms = _fit_sine()
+    fit, points = terms[0]
+    fit.prepare_jacobian()
+    fit.prepare_jacobian()  # once is enough: a second call starts nothing
+    r, jac = fit.jacobian(*points)
+    _, other_terms = _fit_sine()
+    r2, jac2 = other_terms[0][0].jacobian(*points)  # built where it is called
+    np.testing.assert_array_equal(r, r2)
+    np.testing.assert_array_equal(jac, jac2)
+    loss, grads = fit(*points)
+    np.testing.assert_allclose(
+        2 * jac.T @ r, np.concatenate([g.ravel() for g in grads]), rtol=1e-10, atol=1e-14
+    )

@@ -266,3 +266,32 @@ def test_training_a_network_with_a_coefficient_to_learn_recovers_it():
     fit = ResidualLoss(lambda x, t, y: u(x, t) - y, ("x", "t", "y"), [D], backend="numpy")
     history = train([(fit, (x, t, observed))], Adam([D], lr=0.05), 2000, progress=False, loss_tol=1e-14)
     assert float(D.asnumpy()) == pytest.approx(true_d, abs=1e-5) and history[-1] < 1e-10
+
+
+def test_lbfgs_ends_inside_an_iteration_at_max_seconds_with_the_last_iterate():
+    """Every evaluation takes 0.15 s and the line searches take several: the run ends within
+    max_seconds and a tenth, and the weights and the last loss recorded are the same iterate's."""
+    import time
+
+    from symgrad import Parameter, Tensor
+    from symgrad.pinn import lbfgs
+
+    class Slow:  # (w0 - 1)^2 + 100 (w1 - w0^2)^2, Rosenbrock: line searches of several evaluations
+        params = [Parameter(Tensor(np.array([-1.2, 1.0])), name="w")]
+        pause = 0.0
+
+        def __call__(self, *points):
+            time.sleep(self.pause)
+            a, b = np.asarray(self.params[0].asnumpy(), np.float64)
+            value = (a - 1) ** 2 + 100 * (b - a * a) ** 2
+            return value, [np.array([2 * (a - 1) - 400 * a * (b - a * a), 200 * (b - a * a)])]
+
+    slow = Slow()
+    lbfgs([(slow, ())], slow.params, max_iterations=1, progress=False)  # the thread-pool set-up, once
+    slow.params[0].set_data(np.array([-1.2, 1.0]))
+    slow.pause = 0.15
+    begun = time.perf_counter()
+    result = lbfgs([(slow, ())], slow.params, max_seconds=1.0, progress=False)
+    assert time.perf_counter() - begun < 1.1 + 0.15  # at most the one evaluation under way
+    assert "max_seconds=1.0" in result.message
+    assert slow(())[0] == pytest.approx(result.history[-1], rel=1e-12)

@@ -56,6 +56,10 @@ class CausalLoss:
         """The wrapped loss's Parameters (what the gradients are for)."""
         return self.loss.params
 
+    @property
+    def compiling(self) -> bool:
+        return self.loss.compiling
+
     def wait_until_compiled(self, timeout: float | None = None) -> str:
         return self.loss.wait_until_compiled(timeout)
 

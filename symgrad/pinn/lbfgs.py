@@ -86,11 +86,16 @@ def lbfgs(
     started = time.perf_counter()
     deadline = None if max_seconds is None else started + max_seconds
     bar = progress_bar(max_iterations, progress, "L-BFGS", "it")
-    last_finite = flatten(params)
+    last_finite = last_iterate = flatten(params)
+    iterate_loss: float | None = None
     stopped = ""
 
     def loss_and_gradient(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        nonlocal last_finite
+        nonlocal last_finite, stopped
+        if deadline is not None and time.perf_counter() > deadline and result.history:
+            # inside an iteration (a line search may take many evaluations): end at the last iterate
+            stopped = f"stopped after max_seconds={max_seconds} ({result.iterations} iterations, inside one)"
+            raise _Stop
         unflatten(params, theta)
         total, grads = total_loss(losses, params)
         gradient = np.concatenate([np.asarray(g, np.float64).ravel() for g in grads])
@@ -107,9 +112,10 @@ def lbfgs(
         return total, gradient
 
     def step(theta: np.ndarray) -> None:
-        nonlocal stopped
+        nonlocal stopped, last_iterate, iterate_loss
         result.iterations += 1
-        loss = result.history[-1]
+        last_iterate = np.array(theta, copy=True)
+        loss = iterate_loss = result.history[-1]
         if bar is not None:
             bar.set_postfix(loss=f"{loss:.3e}", kernel=kernels_in_use(losses), refresh=False)
             bar.update()
@@ -123,6 +129,7 @@ def lbfgs(
             raise StopIteration  # SciPy ends the run and returns this iterate
 
     options = {"maxiter": max_iterations, "maxfun": 2 * max_iterations, "ftol": ftol, "gtol": gtol}
+    final, success = last_iterate, False
     try:
         with one_pool():
             done = minimize(
@@ -133,14 +140,19 @@ def lbfgs(
                 callback=step,
                 options={**options, "maxcor": history_size},
             )
+        final, success = done.x, bool(done.success)
+        stopped = stopped or str(done.message)
+    except _Stop:  # the weights and the last loss recorded are the last iterate's, not a trial's
+        final = last_iterate
+        result.history.append(iterate_loss if iterate_loss is not None else result.history[0])
     except NonFiniteLoss:
         unflatten(params, last_finite)
         raise
     finally:
         if bar is not None:
             bar.close()
-    unflatten(params, done.x)
-    result.message, result.success = stopped or str(done.message), bool(done.success)
+    unflatten(params, final)
+    result.message, result.success = stopped, success
     result.seconds = time.perf_counter() - started
     return result
 

@@ -154,6 +154,8 @@ class ResidualLoss:
         self._parts = parts  # the residual's components at the placeholders, for residuals()
         self._residual_kernel: lowering.Kernel | None = None
         self._jacobian_kernel: lowering.Kernel | None = None
+        self._jacobian_thread: threading.Thread | None = None
+        self._jacobian_lock = threading.Lock()
         self.last_terms: list[float] = []
         target = fast_backend() if backend == "auto" else backend
         self._fast: lowering.Kernel | None = None
@@ -214,6 +216,11 @@ class ResidualLoss:
         """The backend the next call uses."""
         return self.kernel.backend
 
+    @property
+    def compiling(self) -> bool:
+        """Whether the fast kernel is still compiling in the background (NumPy's runs meanwhile)."""
+        return self._compiling is not None and self._compiling.is_alive()
+
     def wait_until_compiled(self, timeout: float | None = None) -> str:
         """Block until the background compile (if any) is done; returns the backend in use."""
         if self._compiling is not None:
@@ -249,17 +256,44 @@ class ResidualLoss:
         values = self._residual_kernel(*points, *(p._value() for p in self.params))
         return values[0] if len(values) == 1 else values
 
+    @property
+    def jacobian_ready(self) -> bool:
+        """Whether :meth:`jacobian`'s kernel is built (a call then does not wait on a compiler)."""
+        return self._jacobian_kernel is not None
+
+    def prepare_jacobian(self) -> None:
+        """Start building :meth:`jacobian`'s kernel in a background thread (``jacobian`` waits for
+        it), so that a Gauss-Newton method does not wait on the compiler later."""
+        with self._jacobian_lock:
+            if self._jacobian_kernel is None and self._jacobian_thread is None:
+                self._jacobian_thread = threading.Thread(target=self._build_jacobian_quietly, daemon=True)
+                self._jacobian_thread.start()
+
+    def _build_jacobian_quietly(self) -> None:
+        try:
+            self._build_jacobian()
+        except Exception:  # noqa: BLE001, S110 - jacobian() builds it again where it is called, and raises there
+            pass
+
+    def _build_jacobian(self) -> None:
+        outputs = []
+        for part in self._parts:
+            outputs.append(part)
+            outputs += [Tensor._wrap(jacobian_node(part._node, p._node), part._env) for p in self.params]
+        built = kernel(outputs, [*self.inputs, *self.params], backend=fast_backend())
+        self._jacobian_kernel = self._jacobian_kernel or built
+
     def jacobian(self, *points) -> tuple[np.ndarray, np.ndarray]:
         """The scaled residuals ``r`` (one entry per point and component entry: ``sqrt(weight / n)``
         times the residual, so that ``r @ r`` is this term's loss) and their Jacobian with respect
         to the flat weights (one row per entry of ``r``), for Gauss-Newton steps."""
         points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}", self.names)
-        if self._jacobian_kernel is None:
-            outputs = []
-            for part in self._parts:
-                outputs.append(part)
-                outputs += [Tensor._wrap(jacobian_node(part._node, p._node), part._env) for p in self.params]
-            self._jacobian_kernel = kernel(outputs, [*self.inputs, *self.params], backend=fast_backend())
+        thread = self._jacobian_thread
+        if thread is not None:
+            thread.join()
+        if self._jacobian_kernel is None:  # not prepared, or its background build failed: here, raising
+            self._build_jacobian()
+        assert self._jacobian_kernel is not None
         values = self._jacobian_kernel(*points, *(p._value() for p in self.params))
         n = int(np.broadcast_shapes(*(np.shape(p) for p in points))[0]) if np.ndim(points[0]) else 1
         rows, blocks, k = [], [], 0

@@ -4,21 +4,30 @@ A user who is not an expert in PINN recipes gives the loss terms, the weights an
 ``solve`` measures the problem and says in its result what it chose and why:
 
 1. The terms' gradient norms at the start: where they differ by more than ``balance_ratio``, the
-   terms are balanced by gradient norms during Adam and the weights kept afterwards
+   terms are balanced by gradient norms during Adam and the weights kept for L-BFGS
    (``train(balance_every=...)``, ``weighted_terms``).
-2. Adam (lr 1e-3) for ``warmup`` of the time: it leaves the flat start that second-order methods
-   stall on.
+2. Adam (lr 1e-3) for ``warmup`` of the time, and on while the C kernels still compile (up to 40%
+   of the time): it leaves the flat start that second-order methods stall on, and second-order
+   steps on NumPy kernels would waste their time. (Before its first evaluation ``solve`` waits
+   for kernels compiling in the background, up to 40% of the time: on a busy 2-core machine one
+   evaluation on the NumPy kernels took 5-15 s of a 30 s budget.)
 3. Levenberg-Marquardt where every term has a Jacobian and one step (estimated from the Adam steps'
-   time and this machine's matrix-product speed, without building the Jacobian) fits at least
-   ``min_steps`` times in the time left; else L-BFGS. If Levenberg-Marquardt stops early
-   (no step lowers the loss), L-BFGS takes the time left.
+   time and this machine's matrix-product speed, without building the Jacobian; its system is over
+   the weights or the residuals, the fewer) fits at least ``min_steps`` times in the time left;
+   else L-BFGS. Levenberg-Marquardt minimises the terms with the caller's weights, not balanced
+   ones: a Gauss-Newton step already scales each residual by its Jacobian (balancing the
+   elliptic inverse field's terms, 17,640x apart, then Levenberg-Marquardt left q 47% off).
+4. L-BFGS takes the time left (after a Levenberg-Marquardt that stopped early); where it stops
+   before the time is up it is restarted from its last iterate, until a run lowers the loss no more.
+
+Every optimizer ends within ``seconds`` (each checks the clock inside its iterations).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,7 +37,10 @@ from symgrad.pinn.adam import Adam
 from symgrad.pinn.alignment import aligned, check_terms, optimized_parameters
 from symgrad.pinn.lbfgs import lbfgs
 from symgrad.pinn.levenberg_marquardt import LARGEST_COMFORTABLE, levenberg_marquardt
+from symgrad.pinn.threads import one_pool
 from symgrad.pinn.training import train, weighted_terms
+
+WARMUP_LONGEST = 0.4  # the largest share of the time Adam takes while kernels compile
 
 
 @dataclass
@@ -65,47 +77,193 @@ def solve(
 ) -> Solution:
     """Minimise the sum of ``losses`` over ``params`` (Parameters or a network) within ``seconds``,
     choosing the methods as the module says. Returns a :class:`Solution`."""
-    if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds > 0):
-        raise ValueError(f"solve: seconds must be a finite number > 0, got {seconds!r}")
-    if not (isinstance(warmup, int | float) and 0 <= warmup < 1):
-        raise ValueError(f"solve: warmup must be a fraction in [0, 1), got {warmup!r}")
-    losses, params = list(losses), optimized_parameters(parameters_of(params), "solve")
-    if not losses:
-        raise ValueError("solve: no loss terms; pass a list of (loss, points) pairs")
+    _check_arguments(seconds, warmup, balance_ratio, min_steps, progress)
+    losses, params = _checked_terms(losses), optimized_parameters(parameters_of(params), "solve")
+    if not params:
+        raise ValueError("solve: params holds no trainable Parameters; pass the network or its Parameters")
     check_terms(losses, params, "solve")
     started, result = time.perf_counter(), Solution()
 
     def left() -> float:
         return seconds - (time.perf_counter() - started)
 
+    _wait_for_kernels(losses, WARMUP_LONGEST * seconds, result.choices)
     balance, evaluation = _should_balance(losses, params, balance_ratio, result.choices)
+    if _use_levenberg_marquardt(
+        losses, params, left() * (1 - warmup), min_steps, evaluation, [], measure=False
+    ):
+        _prepare_jacobians(losses)  # Levenberg-Marquardt is likely: its kernels compile during Adam
+    own = losses  # the terms with the caller's weights
     if warmup > 0 and left() > 0:
-        history = train(
-            losses,
-            Adam(params, lr=1e-3),
-            steps=10**9,
-            max_seconds=max(0.0, warmup * seconds - (time.perf_counter() - started)),
-            balance_every=100 if balance else None,
-            progress=progress,
-        )
+        # its share from now: a wait for the compiler above is not Adam's time
+        elapsed = seconds - left()
+        warm = min(warmup * seconds, left())
+        longest = max(warm, WARMUP_LONGEST * seconds - elapsed)
+        history = _warm_up(losses, params, warm, longest, balance, progress, result.choices)
         _stage(result, "Adam", history, history.seconds)
         if len(history) > 1:
             evaluation = history.seconds / len(history)
         if balance and history.weights:
             result.weights = history.weights[-1][1]
             losses = weighted_terms(losses, result.weights)
-    if left() > 0 and _use_levenberg_marquardt(losses, params, left(), min_steps, evaluation, result.choices):
+    if left() > 0 and _use_levenberg_marquardt(own, params, left(), min_steps, evaluation, result.choices):
+        if losses is not own:
+            losses = own
+            result.choices.append(
+                "Levenberg-Marquardt on the terms' own weights, not the balanced ones: balancing evens out "
+                "first-order steps, and a Gauss-Newton step already scales each residual by its Jacobian"
+            )
         done = levenberg_marquardt(
             losses, params, max_iterations=10**9, max_seconds=left(), progress=progress
         )
         _stage(result, "Levenberg-Marquardt", done.history, done.seconds)
         if done.message.startswith("no step lowers the loss"):
             result.choices.append(f"Levenberg-Marquardt stopped ({done.message}): L-BFGS takes the time left")
-    if left() > 0.5:
+    rest = min(0.5, 0.02 * seconds)  # time too short for another stage
+    while left() > rest:
         done_lbfgs = lbfgs(losses, params, max_iterations=10**9, max_seconds=left(), progress=progress)
         _stage(result, "L-BFGS", done_lbfgs.history, done_lbfgs.seconds)
+        lowered = bool(done_lbfgs.history) and done_lbfgs.history[-1] < done_lbfgs.history[0] * (1 - 1e-9)
+        if left() <= rest or not lowered:
+            if left() > rest:
+                result.choices.append(
+                    f"L-BFGS stopped ({done_lbfgs.message}) without lowering the loss: {left():.1f} s "
+                    "left unused"
+                )
+            break
+        result.choices.append(
+            f"L-BFGS stopped ({done_lbfgs.message}) with {left():.1f} s left: restarted from its last "
+            "iterate with a fresh curvature history"
+        )
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _number(value) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+
+
+def _check_arguments(seconds, warmup, balance_ratio, min_steps, progress) -> None:
+    if not (_number(seconds) and math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"solve: seconds must be a finite number > 0, got {seconds!r}")
+    if not (_number(warmup) and 0 <= warmup < 1):
+        raise ValueError(f"solve: warmup must be a fraction in [0, 1), got {warmup!r}")
+    if not (_number(balance_ratio) and balance_ratio >= 1):  # inf: never balance
+        raise ValueError(
+            f"solve: balance_ratio must be a number >= 1 (inf: never balance), got {balance_ratio!r}"
+        )
+    if not (isinstance(min_steps, int | np.integer) and not isinstance(min_steps, bool) and min_steps >= 1):
+        raise ValueError(f"solve: min_steps must be a whole number >= 1, got {min_steps!r}")
+    if not isinstance(progress, bool):
+        raise TypeError(f"solve: progress must be True or False, got {progress!r}")
+
+
+def _checked_terms(losses) -> list:
+    """``losses`` as a list of (term, points) pairs, each term callable."""
+    if isinstance(losses, str | bytes) or not isinstance(losses, Sequence | Iterable):
+        raise TypeError(f"solve: losses must be a list of (loss, points) pairs, got {type(losses).__name__}")
+    losses = list(losses)
+    if not losses:
+        raise ValueError("solve: no loss terms; pass a list of (loss, points) pairs")
+    for i, pair in enumerate(losses):
+        if not (isinstance(pair, tuple | list) and len(pair) == 2 and callable(pair[0])):
+            raise TypeError(
+                f"solve: losses[{i}] must be a (loss, points) pair with a callable loss (a ResidualLoss), "
+                f"got {type(pair).__name__}{f' of {len(pair)}' if isinstance(pair, tuple | list) else ''}"
+            )
+    return losses
+
+
+def _wait_for_kernels(losses, longest: float, choices: list[str]) -> None:
+    """Wait (up to ``longest`` seconds) for the C kernels compiling in the background: on a busy
+    machine one evaluation on the NumPy kernels took 5-15 s of a 30 s budget, and the compiler
+    runs faster without them beside it."""
+    if not _compiling(losses):
+        return
+    begun = time.perf_counter()
+    for term, _ in losses:
+        inner = getattr(term, "term", term)
+        wait = getattr(inner, "wait_until_compiled", None)
+        if callable(wait):
+            wait(max(0.0, longest - (time.perf_counter() - begun)))
+    waited = time.perf_counter() - begun
+    if waited < 0.1:
+        return
+    if _compiling(losses):
+        choices.append(
+            f"waited {waited:.1f} s for the C kernels, then went on with NumPy's while they compile"
+        )
+    else:
+        choices.append(f"waited {waited:.1f} s for the C kernels to compile (NumPy's are far slower)")
+
+
+def _sizes(losses, params) -> tuple[int, int]:
+    """The residual rows and the weights: the shape of a Levenberg-Marquardt Jacobian."""
+    rows = sum(_points(p) * int(getattr(t, "rows_per_point", 1)) for t, p in losses)
+    return rows, sum(int(np.prod(p.shape)) for p in params)
+
+
+def _prepare_jacobians(losses) -> None:
+    """Start building the terms' Jacobian kernels in the background, so that Levenberg-Marquardt
+    does not wait on the compiler after Adam."""
+    for term, _ in losses:
+        prepare = getattr(getattr(term, "term", term), "prepare_jacobian", None)
+        if callable(prepare):
+            prepare()
+
+
+def _jacobian_seconds(losses) -> float | None:
+    """The time one Jacobian of every term takes, where every term's Jacobian kernel is built
+    (prepared during Adam); None where one is not (timing it would wait on the compiler)."""
+    inner = [(getattr(term, "term", term), points) for term, points in losses]
+    if not all(getattr(term, "jacobian_ready", False) is True for term, _ in inner):
+        return None
+    begun = time.perf_counter()
+    with one_pool():
+        for term, points in inner:
+            term.jacobian(*points)
+    return time.perf_counter() - begun
+
+
+def _compiling(losses) -> bool:
+    """Whether any term's fast kernel is still compiling in the background."""
+    for term, _ in losses:
+        inner = getattr(term, "term", term)  # a weighted term's own
+        if getattr(inner, "compiling", False) is True:
+            return True
+    return False
+
+
+def _warm_up(losses, params, seconds: float, longest: float, balance: bool, progress: bool, choices):
+    """Adam (lr 1e-3) for ``seconds``, and on while a fast kernel is still compiling, up to
+    ``longest`` seconds: second-order steps on NumPy kernels would waste the time they take."""
+    why: list[str] = []
+
+    def warm(state) -> bool:
+        if state.seconds < seconds:
+            return False
+        if _compiling(losses):
+            why[:] = [
+                "while the C kernels compiled (second-order steps on NumPy kernels would waste their time)"
+            ]
+            return False
+        return True
+
+    history = train(
+        losses,
+        Adam(params, lr=1e-3),
+        steps=10**9,
+        max_seconds=max(0.0, longest),
+        balance_every=100 if balance else None,
+        progress=progress,
+        callbacks=[warm],
+    )
+    if why:
+        choices.append(
+            f"Adam went on past its {max(seconds, 0.0):.1f} s warm-up to {history.seconds:.1f} s ({len(history)} "
+            f"steps) {why[0]}"
+        )
+    return history
 
 
 def _stage(result: Solution, method: str, history: Sequence[float], seconds: float) -> None:
@@ -150,37 +308,54 @@ def _flops_per_second() -> float:
     """This machine's dense float64 matrix product speed (the best of three 384 x 384 products)."""
     a = np.ones((384, 384))
     best = math.inf
-    for _ in range(3):
-        begun = time.perf_counter()
-        a @ a
-        best = min(best, time.perf_counter() - begun)
+    with one_pool():  # as Levenberg-Marquardt runs it
+        for _ in range(3):
+            begun = time.perf_counter()
+            a @ a
+            best = min(best, time.perf_counter() - begun)
     return 2 * 384**3 / max(best, 1e-6)
 
 
 def _use_levenberg_marquardt(
-    losses, params, remaining: float, min_steps: int, evaluation: float, choices: list[str]
+    losses,
+    params,
+    remaining: float,
+    min_steps: int,
+    evaluation: float,
+    choices: list[str],
+    measure: bool = True,
 ) -> bool:
     """Whether every term has a Jacobian and a Levenberg-Marquardt step, estimated without building
     one (its Jacobian costs about one loss-and-gradient evaluation per residual row per point; its
-    normal equations R P^2 + P^3 / 3 multiply-adds), fits ``min_steps`` times in ``remaining``."""
-    size = sum(int(np.prod(p.shape)) for p in params)
+    normal equations, over the weights or where there are fewer residuals over the residuals,
+    m^2 M + m^3 / 3 multiply-adds with m the smaller and M the larger of R residuals and P
+    weights), fits ``min_steps`` times in ``remaining``. With ``measure``, a Jacobian already
+    built is timed instead."""
     if not all(callable(getattr(term, "jacobian", None)) for term, _ in losses):
         choices.append("L-BFGS: a term has no Jacobian (Levenberg-Marquardt needs residual terms)")
         return False
-    if size > LARGEST_COMFORTABLE:
-        choices.append(f"L-BFGS: {size} weights make a dense Levenberg-Marquardt step too costly")
-        return False
     points = sum(_points(p) for _, p in losses)
-    rows = sum(_points(p) * int(getattr(t, "rows_per_point", 1)) for t, p in losses)
-    step = evaluation * rows / max(points, 1) + 2 * (rows * size**2 + size**3 / 3) / _flops_per_second()
+    rows, size = _sizes(losses, params)
+    small, large = sorted((rows, size))  # the step solves a system of the smaller of the two
+    if small > LARGEST_COMFORTABLE:
+        choices.append(
+            f"L-BFGS: {size} weights and {rows} residuals make a dense Levenberg-Marquardt step too costly"
+        )
+        return False
+    solving = 2 * (small**2 * large + small**3 / 3) / _flops_per_second()
+    measured = _jacobian_seconds(losses) if measure else None
+    if measured is None:
+        step, how = evaluation * rows / max(points, 1) + solving, "estimated"
+    else:
+        step, how = measured + evaluation + solving, "its Jacobian timed"  # + the trial's loss
     if step * min_steps > remaining:
         choices.append(
             f"L-BFGS: a Levenberg-Marquardt step ({size} weights, {rows} residuals) would take about "
-            f"{step:.2f} s, fewer than {min_steps} fit in the {remaining:.0f} s left"
+            f"{step:.2f} s ({how}), fewer than {min_steps} fit in the {remaining:.0f} s left"
         )
         return False
     choices.append(
-        f"Levenberg-Marquardt: {size} weights, {rows} residuals, about {step:.3f} s a step, about "
+        f"Levenberg-Marquardt: {size} weights, {rows} residuals, about {step:.3f} s a step ({how}), about "
         f"{int(remaining / step)} steps fit in the {remaining:.0f} s left"
     )
     return True
