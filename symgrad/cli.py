@@ -1,4 +1,4 @@
-"""The ``symgrad`` command: ``tour``, ``derive``, ``explain`` and ``verify``.
+"""The ``symgrad`` command: ``tour``, ``derive``, ``explain``, ``notebook`` and ``verify``.
 
 Errors are one line on stderr with exit status 2 (input past the bounds ``derive`` states in
 ``symgrad.explain.formula`` and ``symgrad.explain.derive`` included). A script that raises
@@ -132,6 +132,30 @@ def _explain(args) -> int:
     return 0
 
 
+def _notebook(args) -> int:
+    """Run a tutorial (a Jupytext percent script) and write it as HTML and/or an executed notebook
+    whose formulas are MathML: they render offline, with no MathJax from the network."""
+    from symgrad.explain import notebook
+
+    if not (args.html or args.ipynb):
+        raise UsageError("say where to write: --html PAGE.html and/or --ipynb NOTEBOOK.ipynb")
+    cells = notebook.read_cells(_script(args.script).read_text(encoding="utf-8"))
+    with contextlib.redirect_stdout(sys.stderr):  # output the cells do not capture stays off stdout
+        _run_guarded(args.script, lambda script: notebook.run_cells(cells, script))
+    documents = [
+        (args.html, notebook.to_html(cells, Path(args.script).stem)),
+        (args.ipynb, notebook.to_ipynb(cells)),
+    ]
+    for target, text in documents:
+        if target:
+            try:
+                notebook.write(target, text)
+            except OSError as exc:
+                raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
+            print(f"wrote {target}")
+    return 0
+
+
 def _verify(args) -> int:
     """Run a script, print every report its ``symgrad.verify`` calls make; 1 on a real mismatch."""
     from symgrad.verification import collect
@@ -173,6 +197,13 @@ def parser() -> argparse.ArgumentParser:
     explain = sub.add_parser("explain", help="explain every derivative a script computes")
     explain.add_argument("script")
     _formats(explain)
+    notebook = sub.add_parser(
+        "notebook",
+        help="run a tutorial (Jupytext percent script) into HTML or a notebook that render offline",
+    )
+    notebook.add_argument("script", help="a Jupytext percent script, e.g. tutorials/01_first_order.py")
+    notebook.add_argument("--html", metavar="PAGE", help="write one HTML page (no scripts; math as MathML)")
+    notebook.add_argument("--ipynb", metavar="NOTEBOOK", help="write the executed notebook (nbformat 4)")
     verify = sub.add_parser("verify", help="run the gradient checks (symgrad.verify calls) a script declares")
     verify.add_argument("script", help="a Python file that calls symgrad.verify(...)")
     verify.add_argument(
@@ -189,7 +220,14 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
     args = parser().parse_args(argv)
-    handler = {"tour": _tour, "derive": _derive, "explain": _explain, "verify": _verify}[args.command]
+    handlers = {
+        "tour": _tour,
+        "derive": _derive,
+        "explain": _explain,
+        "notebook": _notebook,
+        "verify": _verify,
+    }
+    handler = handlers[args.command]
     try:
         return handler(args)
     except (RecursionError, MemoryError, OverflowError) as exc:  # a bound we missed: still one line

@@ -18,9 +18,17 @@ from symgrad.core.registry import substitute
 from symgrad.errors import GradError, GradTypeError
 from symgrad.tensor import Tensor, bind_input, merge_env
 
+READER_NAMES = ("x", "y", "z")  # what a reader calls the inputs of f(*args)
+
 
 def input_names(fn: Callable, count: int) -> list[str]:
-    """Parameter names of ``fn`` (or of ``fn.construct`` for a Cell)."""
+    """Parameter names of ``fn`` (or of ``fn.construct`` for a Cell).
+
+    Inputs gathered by ``*args`` are named as a reader would: by the callable's own
+    ``input_names`` where it has them (a PINN network's ``x, t``), else ``x, y, z`` (the letters
+    no named parameter takes), else ``x1, x2, ...`` for ``f(*args)`` and ``args1, args2, ...``
+    after named parameters.
+    """
     target = getattr(fn, "construct", fn)
     names: list[str] = []
     params: Iterable[inspect.Parameter]
@@ -32,18 +40,39 @@ def input_names(fn: Callable, count: int) -> list[str]:
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             names.append(p.name)
         elif p.kind == p.VAR_POSITIONAL:
-            names.extend(f"{p.name}{i}" for i in range(count - len(names)))
+            names.extend(_gathered_names(fn, p.name, names, count - len(names)))
     names.extend(f"arg{i}" for i in range(len(names), count))
     return names[:count]
 
 
+def _gathered_names(fn: Callable, gathered: str, named: list[str], count: int) -> list[str]:
+    """Names for the ``count`` inputs that ``*gathered`` takes after the ``named`` parameters."""
+    own = getattr(fn, "input_names", None)
+    if (
+        not named
+        and isinstance(own, list | tuple)
+        and len(own) == count
+        and all(isinstance(n, str) for n in own)
+    ):
+        return list(own)
+    letters = [n for n in READER_NAMES if n not in named]
+    if count <= len(letters):
+        return letters[:count]
+    stem = gathered if named else "x"
+    return [f"{stem}{i + 1}" for i in range(count)]
+
+
 def named_like(fn: Callable, wrapper: Callable) -> Callable:
-    """Give ``wrapper`` the parameter names of ``fn``, so nested traces name inputs alike."""
+    """Give ``wrapper`` the parameter names of ``fn`` (and the names of its ``*args`` inputs),
+    so nested traces name inputs alike."""
     target = getattr(fn, "construct", fn)
     try:
         setattr(wrapper, "__signature__", inspect.signature(target))  # noqa: B010 - functions have no such slot
     except (TypeError, ValueError):
         pass
+    own = getattr(fn, "input_names", None)
+    if isinstance(own, list | tuple):
+        setattr(wrapper, "input_names", list(own))  # noqa: B010 - as above
     return wrapper
 
 

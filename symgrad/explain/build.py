@@ -23,7 +23,7 @@ from symgrad.evaluate import evaluate
 from symgrad.explain.derivation import Derivation, Entry, Explanation, Step
 from symgrad.explain.i18n import phrase
 from symgrad.explain.intermediates import intermediates
-from symgrad.explain.notation import familiar, grouped_sum, text, tidy
+from symgrad.explain.notation import common_factors, familiar, grouped_sum, text, tidy
 
 TIDY_SECONDS = 1.0
 MAX_FLAT_SIZE = 600  # operations of the flattened formulas; larger ones are shown as named intermediates
@@ -82,7 +82,10 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
     seeds = e.seeds or []
     stops = [n for n in topo_order(e.outputs) if n.args and lookup(n.op).passes_value]
     shown = list(e.outputs) + list(seeds) + list(e.results) + [s.args[0] for s in stops]
-    flat = expanded_size(e.outputs + e.results) <= MAX_FLAT_SIZE
+    size = expanded_size(e.outputs + e.results)
+    flat = size <= MAX_FLAT_SIZE
+    shown_size = f"{size:,.0f}" if size < 1e9 else f"{size:.3g}"
+    why = phrase("intermediates", lang, n=shown_size)  # the heading where formulas are not flattened
     exprs: dict[Node, object] = {}  # SymPy objects to show
     raw: dict[Node, np.ndarray] = {}  # the same as object arrays, to compute with
     if flat:
@@ -95,8 +98,10 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
         raw = without_shifts(dict(zip(shown, to_sympy(shown, symbols, marked=True, familiar=True))))
         exprs = {n: as_sympy(_each(a, _display_form(n, e))) for n, a in raw.items()}
         stops = [s for s in stops if _still_shown(s, raw, e.outputs)]
-        if max(_longest(exprs[n]) for n in list(e.outputs) + list(e.results)) > MAX_FLAT_CHARS:
-            flat, exprs, raw = False, {}, {}  # a long flat formula reads better as the chain rule
+        longest = max(_longest(exprs[n]) for n in list(e.outputs) + list(e.results))
+        if longest > MAX_FLAT_CHARS:  # a long flat formula reads better as the chain rule
+            flat, exprs, raw = False, {}, {}
+            why = phrase("intermediates_long", lang, n=longest)
     values = dict(zip(list(e.results) + list(seeds), evaluate(list(e.results) + list(seeds), e.env)))
     title = phrase(f"{e.kind}_title", lang, fn=e.fn_name)
     d = Derivation(title)
@@ -104,7 +109,7 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
     out_names = _output_names(e, producers)
     if not flat:
         names: dict[Node, str] = {}
-        d.steps.append(Step(phrase("intermediates", lang), [
+        d.steps.append(Step(why, [
             Entry(name, name, f"{text}   {shape}") for name, text, shape in intermediates(e.outputs, names)
         ]))  # fmt: skip
         d.steps.append(Step(phrase("local", lang), [
@@ -155,7 +160,7 @@ def _display_form(node: Node, e: Episode):
     common factors outside ((x1·y1 + x2·y4 + x3·y7)·z), σ for the logistic function."""
     if any(node is r for r in e.results):
         return lambda v: familiar(tidy(v, TIDY_SECONDS))
-    return lambda v: familiar(sympy.factor_terms(v)) if isinstance(v, sympy.Expr) else v
+    return lambda v: familiar(common_factors(v)) if isinstance(v, sympy.Expr) else v
 
 
 def _longest(expr) -> int:

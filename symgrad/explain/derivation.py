@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 import sys
 import unicodedata
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy
 
-from symgrad.explain import layout, notation
+from symgrad.explain import layout, mathml, notation
 
 
 @dataclass
@@ -153,16 +154,19 @@ class Derivation:
             rows += [row for e in step.entries for row in _rows(e)]
         return "$\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}$"
 
-    def _repr_html_(self) -> str:
-        """HTML with the formulas in MathJax delimiters (notebooks render them)."""
+    def html(self) -> str:
+        """HTML with the formulas pre-rendered as MathML: a browser shows them with no script,
+        offline (long formulas broken into lines as in the LaTeX)."""
         parts = [f"<h3>{html.escape(self.title)}</h3>"]
         for step in self.steps:
             parts.append(f"<p><b>{html.escape(step.title)}</b></p>")
             for e in step.entries:
-                note = f" <i>({html.escape(e.note)})</i>" if e.note else ""
-                shown = self._aligned(Entry(e.lhs, e.lhs_latex, e.rhs))
-                parts.append(f"<p>\\[{html.escape(shown)}\\]{note}</p>")
+                note = f"<p><i>({html.escape(e.note)})</i></p>" if e.note else ""
+                parts.append(f"<div>{mathml.aligned(_rows(Entry(e.lhs, e.lhs_latex, e.rhs)))}{note}</div>")
         return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        return self.html()
 
 
 @dataclass
@@ -201,12 +205,32 @@ class Explanation:
     def _repr_latex_(self) -> str:
         return "\n".join(d._repr_latex_() for d in self.derivations)
 
+    def html(self) -> str:
+        return "\n<hr/>\n".join(d.html() for d in self.derivations)
+
     def _repr_html_(self) -> str:
-        return "\n<hr/>\n".join(d._repr_html_() for d in self.derivations)
+        return self.html()
+
+
+_CAPTURES: list[list] = []  # what show() displays while a notebook is made (symgrad notebook)
+
+
+@contextlib.contextmanager
+def capturing_shows():
+    """Collect what :func:`show` displays (in order) instead of printing it."""
+    shown: list = []
+    _CAPTURES.append(shown)
+    try:
+        yield shown
+    finally:
+        _CAPTURES.remove(shown)
 
 
 def show(thing) -> None:
     """Display ``thing`` (an explanation, a report, ...): rendered math in a notebook, text elsewhere."""
+    if _CAPTURES:
+        _CAPTURES[-1].append(thing)
+        return
     shell = sys.modules.get("IPython")
     if shell is not None and shell.get_ipython() is not None:
         from IPython.display import display

@@ -23,6 +23,9 @@ from symgrad.closed_form import sigmoid
 
 SIMPLIFY_MAX_OPS = 300  # larger closed forms are shown as the engine gives them
 SIMPLIFY_SECONDS = 3.0
+INLINE_OPS = 6  # simplify of up to this many operations takes well under SIMPLIFY_SECONDS
+INLINE_POLYNOMIAL_OPS = 40  # and factor of a polynomial of up to this many, of degree up to
+INLINE_DEGREE = 4
 
 
 def familiar(expr):
@@ -124,8 +127,32 @@ _LATEX = GuideLatexPrinter()
 
 def text(expr) -> str:
     """``expr`` in the guide's text notation: ``x1·y1 + x2^2``."""
+    return _cached_text(expr) if isinstance(expr, sympy.Basic) and _hashable(expr) else _text(expr)
+
+
+@functools.lru_cache(maxsize=8192)
+def _cached_text(expr: sympy.Basic) -> str:  # a derivation prints each element several times
+    return _text(expr)
+
+
+def _text(expr) -> str:
     printed = _TEXT.doprint(expr)
     return re.sub(r"(?<!\*)\*(?!\*)", "·", printed).replace("**", "^")
+
+
+def _hashable(expr) -> bool:
+    try:
+        hash(expr)
+    except TypeError:  # a mutable array
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=8192)
+def common_factors(expr):
+    """``sympy.factor_terms(expr)``, once per expression (the sum, the forward result and tidy
+    all ask for it)."""
+    return sympy.factor_terms(expr)
 
 
 def latex(expr) -> str:
@@ -150,30 +177,112 @@ def tidy(expr, seconds: float = SIMPLIFY_SECONDS):
     """The shortest of ``expr``, its common factors taken out, its ``factor`` and (beyond
     polynomials) its ``simplify``, for display.
 
-    Bounded: expressions over SIMPLIFY_MAX_OPS operations are returned as they are,
-    and a simplification still running after ``seconds`` is abandoned.
+    Bounded: expressions over SIMPLIFY_MAX_OPS operations are returned as they are, and a
+    simplification still running after ``seconds`` is abandoned. Where the common factors taken
+    out already are the factorization, ``factor`` is not run; small expressions (most of a
+    derivation's elements) are worked on in this thread. Both give the same form, sooner.
     """
     if not isinstance(expr, sympy.Expr) or expr.is_Atom or sympy.count_ops(expr) > SIMPLIFY_MAX_OPS:
         return expr
+    common = common_factors(expr)
+    polynomial = expr.is_polynomial() or _polynomial_in_unrelated_functions(expr)
     found: list = []
-    polynomial = expr.is_polynomial()
 
     def work():
         for candidate in (sympy.factor, None if polynomial else sympy.simplify):
             if candidate is not None:
                 found.append(candidate(expr))
 
-    worker = threading.Thread(target=work, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    candidates = [expr, sympy.factor_terms(expr), *list(found)]
+    if polynomial and _factored(common):
+        pass  # factor would give these factors again
+    elif _quick(expr, polynomial):
+        work()
+    else:
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        worker.join(seconds)
+    candidates = [expr, common, *list(found)]
     return min(candidates, key=lambda e: (sympy.count_ops(e), len(text(e))))
+
+
+def _quick(expr: sympy.Expr, polynomial: bool) -> bool:
+    """Whether the search for ``expr`` is short enough to run without a thread and a time bound."""
+    if polynomial:
+        return sympy.count_ops(expr) <= INLINE_POLYNOMIAL_OPS and _degree(expr) <= INLINE_DEGREE
+    return sympy.count_ops(expr) <= INLINE_OPS
+
+
+def _degree(expr) -> int:
+    """The total degree of a polynomial (function applications counted as variables)."""
+    if expr.is_Add:
+        return max(_degree(a) for a in expr.args)
+    if expr.is_Mul:
+        return sum(_degree(a) for a in expr.args)
+    if expr.is_Pow and expr.exp.is_Integer:
+        return int(expr.exp) * _degree(expr.base)
+    return 0 if expr.is_Number else 1
+
+
+def _factored(expr: sympy.Expr) -> bool:
+    """Whether ``expr`` is a number times powers of variables times at most one sum whose terms
+    have no variable in common, one of them with a variable to the first power
+    (``2·(s_a1·y1 + s_b1·x1)``, ``(3·v1·x1^2 + w1)·z``): such a sum is irreducible (linear in
+    that variable, with a coefficient no other term shares a factor with), so this is the
+    polynomial's factorization. Variables are symbols and function applications of a symbol."""
+    sums = [f for f in sympy.Mul.make_args(expr) if f.is_Add]
+    if len(sums) > 1 or _powers(sympy.Mul(*[f for f in sympy.Mul.make_args(expr) if not f.is_Add])) is None:
+        return False
+    if not sums:
+        return True
+    seen: set = set()
+    linear = False
+    for term in sums[0].args:
+        powers = _powers(term)
+        if powers is None or seen & set(powers):
+            return False
+        seen |= set(powers)
+        linear = linear or 1 in powers.values()
+    return linear
+
+
+def _powers(monomial: sympy.Expr) -> dict | None:
+    """{variable: exponent} of a rational number times powers of variables; None for anything else
+    (floats too: factor treats them its own way)."""
+    powers: dict = {}
+    for f in sympy.Mul.make_args(monomial):
+        base, exp = f.as_base_exp()
+        if f.is_Rational:
+            continue
+        is_variable = base.is_Symbol or (isinstance(base, sympy.Function) and _of_one_symbol(base))
+        if not (is_variable and exp.is_Integer and exp > 0) or base in powers:
+            return None
+        powers[base] = int(exp)
+    return powers
+
+
+def _polynomial_in_unrelated_functions(expr: sympy.Expr) -> bool:
+    """Whether ``expr`` is a polynomial of degree at most 1 in each of its function applications
+    (``v·cos(x1) - w·sin(y1)``), each of one symbol, no two sharing a function or a symbol:
+    no identity relates them (as sin^2 + cos^2 = 1 or exp(x)·exp(y) = exp(x + y) would), so
+    ``simplify`` finds nothing ``factor`` does not, and is skipped (it is the slow part)."""
+    calls = expr.atoms(sympy.Function)
+    if not calls or not all(_of_one_symbol(c) for c in calls):
+        return False
+    if len({c.func for c in calls}) != len(calls) or len({c.args[0] for c in calls}) != len(calls):
+        return False
+    stand_ins = {c: sympy.Dummy() for c in calls}
+    polynomial = expr.xreplace(stand_ins)
+    return polynomial.is_polynomial() and all(sympy.degree(polynomial, d) <= 1 for d in stand_ins.values())
+
+
+def _of_one_symbol(call) -> bool:
+    return len(call.args) == 1 and call.args[0].is_Symbol
 
 
 def grouped_sum(terms: list):
     """Σ of ``terms`` as the guide writes it: each multi-term element a parenthesized group, their
     common factor outside (``[(x1·y1 + x2·y4) + (x1·y2 + x2·y5)]·z``); a plain sum otherwise."""
-    groups = [sympy.factor_terms(t) for t in terms]
+    groups = [common_factors(t) for t in terms]
     if len(groups) < 2 or not any(sympy.expand(g).is_Add for g in groups):
         return sympy.Add(*terms)
     common = None
