@@ -54,3 +54,10 @@ def test_mindspore_import_paths():
     np.testing.assert_allclose(
         symgrad.grad(lambda v: v * functional.stop_gradient(v))(x).asnumpy(), x.asnumpy()
     )
+
+
+def test_readme_pictures_exist_and_are_png():
+    pictures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", (ROOT / "README.md").read_text())
+    assert pictures, "the README shows a page of the tour's PDF and a graph picture"
+    for picture in pictures:
+        assert (ROOT / picture).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", picture
