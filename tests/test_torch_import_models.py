@@ -450,28 +450,58 @@ def _zoo() -> dict[str, Callable[[], tuple]]:
         ),
         "GRU": lambda: (m(Recurrent("GRU")), (d(1, 2, 3),)),
         "LSTM": lambda: (m(Recurrent("LSTM")), (d(1, 2, 3),)),
-        # refused: each names why
         "Bilinear": lambda: (m(nn.Bilinear(2, 3, 2)), (d(2, 2), d(2, 3, seed=1))),
-        "EmbeddingBag": lambda: (
-            lambda w: F.embedding_bag(torch.tensor([1, 2, 4, 4, 3]), w, torch.tensor([0, 2]), mode="mean"),
-            (d(5, 3),),
-        ),
         "cumprod": lambda: (lambda x: torch.cumprod(x, 1), (d(2, 3),)),
         "logcumsumexp-cummax": lambda: (
             lambda x: torch.logcumsumexp(x, 1) + torch.cummax(x, 1).values,
             (d(2, 3),),
         ),
         "det-inv": lambda: (lambda x: torch.linalg.det(x) + torch.linalg.inv(x).sum(), (d(3, 3),)),
+        "solve-slogdet-cholesky-lu": lambda: (
+            lambda a, b: (
+                torch.linalg.solve(a, b).sum()
+                + torch.linalg.slogdet(a)[1]
+                + torch.linalg.cholesky(a @ a.T + 3 * torch.eye(3, dtype=torch.float64)).sum()
+                + torch.linalg.lu(a)[2].sum()
+                + torch.linalg.solve_triangular(a.triu() + 3 * torch.eye(3), b, upper=True).sum()
+            ),
+            (d(3, 3), d(3, 2, seed=1)),
+        ),
+        "scatter_reduce-scatter_add-masked_select": lambda: (
+            lambda x, y: (
+                x.scatter_reduce(0, torch.tensor([[0, 1], [0, 0]]), y, "amax").sum()
+                + x.scatter_add(1, torch.tensor([[1, 1], [0, 1]]), y).sum() * 2
+                + x.scatter_reduce(1, torch.tensor([[1, 1], [0, 1]]), y, "prod", include_self=False).sum()
+                + torch.masked_select(x, torch.tensor([[True, False], [True, True]])).sum()
+            ),
+            (d(2, 2), d(2, 2, seed=1)),
+        ),
+        "fmax-copysign-remainder-hypot-logaddexp": lambda: (
+            lambda x, y: (
+                torch.fmax(x, y)
+                + torch.copysign(x, y)
+                + torch.remainder(x, y.abs() + 0.5)
+                + torch.fmod(x, 0.7)
+                + torch.hypot(x, y)
+                + torch.logaddexp(x, y)
+                + torch.asinh(x)
+                + torch.prod(x, 1, keepdim=True)
+                + torch.linalg.vector_norm(x, float("inf"))
+                + torch.div(x, y, rounding_mode="trunc") * x
+            ),
+            (d(3, 2), d(3, 2, seed=1)),
+        ),
+        # refused: each names why
+        "EmbeddingBag": lambda: (
+            lambda w: F.embedding_bag(torch.tensor([1, 2, 4, 4, 3]), w, torch.tensor([0, 2]), mode="mean"),
+            (d(5, 3),),
+        ),
         "Dropout-train": lambda: (nn.Dropout(0.5).train(), (d(4),)),
     }
 
 
 REFUSED = {
-    "Bilinear": "aten._trilinear (nn.Bilinear's product) has no row",
     "EmbeddingBag": "aten._embedding_bag_forward_only has no row",
-    "cumprod": "prims.prod (cumprod's decomposition) has no row",
-    "logcumsumexp-cummax": "aten.logcumsumexp and aten.cummax have no rows",
-    "det-inv": "aten._linalg_det and the other LAPACK factorizations have no rows",
     "Dropout-train": "random: dropout in training mode draws a mask (aten.rand_like), which a closed form cannot hold",
 }
 ZOO = [
@@ -487,7 +517,8 @@ ZOO = [
     "max-min-amin-all", "sort-values", "topk-values", "median-kthvalue", "argmax-as-a-number", "cumsum",
     "round-floor", "masked_fill-where", "einsum-bmm", "unfold-fold", "index-assignment", "grid_sample", "chunk-split-roll-repeat",
     "tril-triu-diag-std", "scaled_dot_product_attention", "MultiheadAttention", "TransformerEncoderLayer", "GRU",
-    "LSTM", *REFUSED,
+    "LSTM", "Bilinear", "cumprod", "logcumsumexp-cummax", "det-inv", "solve-slogdet-cholesky-lu",
+    "scatter_reduce-scatter_add-masked_select", "fmax-copysign-remainder-hypot-logaddexp", *REFUSED,
 ]  # fmt: skip
 
 

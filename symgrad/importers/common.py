@@ -6,16 +6,16 @@ import numpy as np
 
 from symgrad.core.families.conversion import cast
 from symgrad.core.graph import Node, const
-from symgrad.core.registry import Imported, OpDef, make_node
+from symgrad.core.registry import Imported, OpDef, imports_of, make_node
 from symgrad.errors import OpError
 
 
-def build(op: OpDef, entry: Imported, args, kwargs: dict, who: str) -> Node:
+def build(op: OpDef | None, entry: Imported, args, kwargs: dict, who: str) -> Node:
     """The node ``entry`` stands for: its ``build`` on the framework's arguments, or ``op`` on the
     positional ones (numbers as constants) where it has none and no keyword arguments are given."""
     if entry.build is not None:
         return entry.build(*args, **kwargs)
-    if kwargs:
+    if kwargs or op is None:
         raise OpError(
             f"{who}: the {entry.framework} op {entry.name!r} with arguments {sorted(kwargs)} has no row"
         )
@@ -33,3 +33,20 @@ def as_recorded(node: Node, shape: tuple, dtype, who: str, what: str) -> Node:
             f"{who}: {what} gives shape {node.shape} in symgrad and {tuple(shape)} in the framework"
         )
     return cast(node, np.dtype(dtype))
+
+
+def import_table(framework: str) -> dict[str, tuple[OpDef | None, Imported]]:
+    """Every op ``framework`` can name: the rows' own spellings (``imports_of``) and the
+    compositions of several rows (``aten_composites``, ``aten_scatter``, ``aten_linalg``; ``lax_composites``), each name once."""
+    from symgrad.importers import aten_composites, aten_linalg, aten_scatter, lax_composites
+
+    table: dict[str, tuple[OpDef | None, Imported]] = dict(imports_of(framework))
+    composed = {
+        "aten": (*aten_composites.ATEN, *aten_scatter.ATEN, *aten_linalg.ATEN),
+        "jax": lax_composites.LAX,
+    }
+    for entry in composed.get(framework, ()):
+        if entry.name in table:
+            raise ValueError(f"{framework} op {entry.name!r} has a row and a composition")
+        table[entry.name] = (None, entry)
+    return table

@@ -20,9 +20,8 @@ import numpy as np
 from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import getitem, stack
 from symgrad.core.graph import Const, Node, const
-from symgrad.core.registry import imports_of
 from symgrad.errors import OpError
-from symgrad.importers.common import as_recorded, build
+from symgrad.importers.common import as_recorded, build, import_table
 from symgrad.importers.jax_constants import constant, dtype_problem, folded, is_key, refuse_dtypes
 from symgrad.nn.cell import Cell
 from symgrad.tensor import Tensor, merge_env
@@ -124,7 +123,7 @@ class _Replay:
     function's inputs ("live"); an equation on values that do not is computed by JAX itself."""
 
     def __init__(self):
-        self.table = imports_of("jax")
+        self.table = import_table("jax")
 
     def run(self, jaxpr, consts: list, args: list, live: list[bool]) -> tuple[list, list[bool]]:
         """The outputs of ``jaxpr`` and whether each is live (``live``: the arguments')."""

@@ -28,9 +28,9 @@ from symgrad.autodiff.tracing import input_names
 from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import constant_value
 from symgrad.core.graph import Node, const
-from symgrad.core.registry import imports_of, make_node
+from symgrad.core.registry import make_node
 from symgrad.errors import OpError
-from symgrad.importers.common import as_recorded, build
+from symgrad.importers.common import as_recorded, build, import_table
 from symgrad.nn.cell import Cell
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor, merge_env
@@ -70,6 +70,7 @@ class _Traced:
     inputs: list[tuple[str, str, tuple, np.dtype]]  # (placeholder, argument name, shape, dtype)
     params: dict[str, tuple[str, Any]] = field(default_factory=dict)  # torch name -> (placeholder, tensor)
     constants: dict[str, Any] = field(default_factory=dict)  # placeholder -> tensor (buffers, constants)
+    tokens: list[str] = field(default_factory=list)  # effect tokens' placeholders (ordering only)
 
 
 def _from_export(exported, name: str) -> _Traced:
@@ -81,6 +82,8 @@ def _from_export(exported, name: str) -> _Traced:
         if kind == "USER_INPUT":
             val = vals[placeholder]
             traced.inputs.append((placeholder, placeholder, tuple(val.shape), _dtype(val.dtype)))
+        elif kind == "TOKEN":  # an effect token (an error check's ordering): nothing to compute
+            traced.tokens.append(placeholder)
         elif kind in ("PARAMETER", "BUFFER", "CONSTANT_TENSOR"):
             value = (exported.state_dict if target in exported.state_dict else exported.constants)[target]
             if kind == "PARAMETER":
@@ -90,7 +93,7 @@ def _from_export(exported, name: str) -> _Traced:
         else:
             raise OpError(f"from_torch: {name} has an input of kind {kind} ({placeholder}), not supported")
     for spec in exported.graph_signature.output_specs:
-        if spec.kind.name != "USER_OUTPUT":
+        if spec.kind.name not in ("USER_OUTPUT", "TOKEN"):
             raise OpError(
                 f"from_torch: {name} changes its state ({spec.kind.name} {spec.target}); symgrad imports "
                 "programs whose outputs are their only effect (call module.eval(), avoid in-place updates "
@@ -196,6 +199,7 @@ class TorchProgram(Cell):
     _graph: Any
     _inputs: list[tuple[str, str, tuple, np.dtype]]
     _bound: dict[str, Tensor]
+    _tokens: list[str]
     _replay: _Replay
 
     def __init__(self, traced: _Traced, name: str):
@@ -211,6 +215,7 @@ class TorchProgram(Cell):
             self._params[torch_name] = param
             bound[placeholder] = param
         object.__setattr__(self, "_bound", bound)
+        object.__setattr__(self, "_tokens", traced.tokens)
         object.__setattr__(self, "_replay", _Replay(_torch()))
 
         def construct(*inputs):
@@ -250,6 +255,7 @@ class TorchProgram(Cell):
                 )
             env[placeholder] = cast(x._node, dtype)
         env.update({p: t._node for p, t in self._bound.items()})
+        env.update(dict.fromkeys(self._tokens))
         outputs = self._replay.run(self._graph, env, {placeholder for placeholder, *_ in self._inputs})
         context = merge_env(*tensors, *self._bound.values())
         wrapped = [Tensor._wrap(n, context) for n in outputs]
@@ -261,7 +267,7 @@ class _Replay:
 
     def __init__(self, torch):
         self.torch = torch
-        self.table = imports_of("aten")
+        self.table = import_table("aten")
         self.decomposed: dict = {}  # (op, argument signature) -> decomposed graph module
 
     def run(self, module, env: dict, inputs: Collection[str] = ()) -> list[Node]:
@@ -296,6 +302,11 @@ class _Replay:
             isinstance(a, int | float) for a in args
         ):
             return target(*args)  # arithmetic on sizes (a boolean mask's count), known numbers here
+        if target is self.torch.ops.higher_order.with_effects:  # an op run for its side effect
+            effect = getattr(args[1], "__name__", str(args[1]))
+            if effect.startswith(("_linalg_check_errors", "_assert")):  # checks: nothing to compute
+                return None, None
+            raise OpError(f"from_torch: the effectful op {effect} in {n.format_node()} has no row")
         if target is self.torch.ops.higher_order.wrap_with_set_grad_enabled:
             enabled, body, *inner = args
             holders = _placeholders(body)
@@ -412,10 +423,12 @@ class _Replay:
             self.decomposed[key] = (
                 graph,
                 [i for i, spec in enumerate(specs) if spec.kind.name == "USER_OUTPUT"],
+                [s.arg.name for s in exported.graph_signature.input_specs if s.kind.name == "TOKEN"],
             )
-        graph, results = self.decomposed[key]
-        holders = _placeholders(graph)
+        graph, results, tokens = self.decomposed[key]
+        holders = [h for h in _placeholders(graph) if h.name not in tokens]
         env = {p.name: values[t] for p, t in zip(holders, tensors)}
+        env.update(dict.fromkeys(tokens))  # effect tokens: ordering only, nothing to compute
         try:
             everything = self.run(graph, env, {p.name for p, t in zip(holders, tensors) if t in live})
             outs = [everything[i] for i in results]

@@ -100,13 +100,16 @@ def _scaled(b, alpha):
 
 
 def _aten_div(a, b, rounding_mode=None):
-    """ATen's div with a rounding mode: true division, or floor division ('floor')."""
+    """ATen's div with a rounding mode: true division, floor division ('floor'), or truncated ('trunc')."""
     if rounding_mode is None:
         return apply("div", a, b)
     if rounding_mode == "floor":
         return apply("floor_div", a, b)
+    if rounding_mode == "trunc":  # toward zero: sign(q) floor(|q|)
+        quotient = apply("div", a, b)
+        return apply("mul", apply("sign", quotient), apply("floor", apply("abs", quotient)))
     raise OpError(
-        f"aten.div: rounding_mode={rounding_mode!r} has no op in symgrad's table (None and 'floor' do)"
+        f"aten.div: rounding_mode={rounding_mode!r} has no op in symgrad's table (None, 'floor', 'trunc' do)"
     )
 
 

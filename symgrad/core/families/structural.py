@@ -47,7 +47,9 @@ def reshape(x: Node, shape) -> Node:
 
 
 def transpose(x: Node, perm=None) -> Node:
-    perm = tuple(reversed(range(x.ndim))) if perm is None else tuple(perm)
+    perm = (
+        tuple(reversed(range(x.ndim))) if perm is None else tuple(p % x.ndim if x.ndim else p for p in perm)
+    )
     return make_node("transpose", (x,), (perm,))
 
 
@@ -64,7 +66,10 @@ def stack(xs, axis: int = 0) -> Node:
 
 def fold(x: Node, axes, keepdims: bool, combine: str) -> Node:
     """The op ``combine`` chained over the slices along each of ``axes`` (all when None or ()):
-    a maximum (``"maximum"``) or a product (``"mul"``) over axes, built from the table's rows."""
+    a maximum (``"maximum"``) or a product (``"mul"``) over axes, built from the table's rows. A
+    0-d ``x`` is its own fold (PyTorch's dim 0 of a 0-d tensor)."""
+    if x.ndim == 0:
+        return x
     for a in reversed(normalize_axes(combine, axes, x.ndim)):
         slices = [getitem(x, (slice(None),) * a + (i,)) for i in range(x.shape[a])]
         total = slices[0]
@@ -169,20 +174,33 @@ def _indexed_shape(shape, index) -> tuple[int, ...]:
 # ----- ATen's structural ops, written with these (PyTorch's argument conventions) -----
 
 
+def aten_dims(x: Node, dim) -> tuple[int, ...] | None:
+    """ATen's ``dim`` of a reduction as axes (None: every axis); a 0-d tensor has no axis to reduce
+    (PyTorch takes dim 0 or -1 there as the tensor itself): ()."""
+    if x.ndim == 0:
+        return ()
+    return (dim,) if isinstance(dim, int) else tuple(dim) if dim else None
+
+
 def _aten_sum(x: Node, dim=None, keepdim: bool = False, dtype=None) -> Node:
     """aten.sum: over ``dim`` (None or [] means every axis)."""
-    return reduce_sum(x, tuple(dim) if dim else None, keepdim)
+    return reduce_sum(x, aten_dims(x, dim), keepdim) if x.ndim else x
 
 
 def _aten_mean(x: Node, dim=None, keepdim: bool = False, dtype=None) -> Node:
     """aten.mean: the sum over ``dim`` divided by the number of its elements."""
-    axes = normalize_axes("mean", tuple(dim) if dim else None, x.ndim)
+    if x.ndim == 0:
+        return x
+    axes = normalize_axes("mean", aten_dims(x, dim), x.ndim)
     count = math.prod(x.shape[a] for a in axes)
     return apply("div", reduce_sum(x, axes, keepdim), count)
 
 
 def _aten_var_mean(x: Node, dim=None, correction=None, keepdim: bool = False) -> tuple[Node, Node]:
-    """aten.var_mean: the variance (dividing by n - correction, default 1) and the mean over ``dim``."""
+    """aten.var_mean: the variance (dividing by n - correction, default 1) and the mean over ``dim``
+    (``var_mean.default``'s one argument is ``unbiased``: every axis)."""
+    if isinstance(dim, bool):
+        dim, correction = None, int(dim)
     axes = normalize_axes("var_mean", tuple(dim) if dim else None, x.ndim)
     count = math.prod(x.shape[a] for a in axes)
     mean = apply("div", reduce_sum(x, axes, True), count)
@@ -207,7 +225,9 @@ def _aten_unsqueeze_all(x: Node, dims) -> Node:
 
 def _aten_squeeze(x: Node, dim=None) -> Node:
     """aten.squeeze: drop the given axes (every axis without ``dim``) that have size 1."""
-    axes = normalize_axes("squeeze", dim, x.ndim) if dim is not None and dim != [] else range(x.ndim)
+    if dim is not None and not isinstance(dim, int) and len(dim) == 0:  # squeeze.dims([]): none
+        return x
+    axes = normalize_axes("squeeze", dim, x.ndim) if dim is not None else range(x.ndim)
     return reshape(x, tuple(d for i, d in enumerate(x.shape) if not (i in axes and d == 1)))
 
 
@@ -511,6 +531,8 @@ def _aten_index_put(x: Node, indices, values: Node, accumulate: bool = False) ->
 
 def _aten_index_select(x: Node, dim: int, index: Node) -> Node:
     picks = _constant_indices(index, "aten.index_select")
+    if x.ndim == 0:  # PyTorch takes a 0-d tensor as one element along dim 0
+        return reshape(_picked(reshape(x, (1,)), np.asarray(picks).reshape(-1)), ())
     return _picked(
         x, _numbers_picked("aten.index_select", lambda: np.take(_element_numbers(x.shape), picks, axis=dim))
     )
@@ -543,6 +565,8 @@ def running_sum(x: Node, axis: int, exclusive: bool = False, reverse: bool = Fal
     """Running sums along ``axis`` (``exclusive``: each leaves out its own entry; ``reverse``: from
     the end): one addition per entry, so the gradient is the running sum of the cotangent the
     other way."""
+    if x.ndim == 0:  # PyTorch's dim 0 of a 0-d tensor: the tensor itself
+        return x
     axis %= x.ndim
     order = range(x.shape[axis] - 1, -1, -1) if reverse else range(x.shape[axis])
     sums: dict[int, Node] = {}

@@ -14,7 +14,8 @@ import numpy as np
 import sympy
 
 from symgrad.core.families._elementwise import elementwise
-from symgrad.core.families.structural import full, normalize_axes, reduce_sum, reshape
+from symgrad.core.families.conversion import cast
+from symgrad.core.families.structural import aten_dims, fold, full, normalize_axes, reduce_sum, reshape
 from symgrad.core.graph import Node
 from symgrad.core.registry import Api, apply, aten, lax
 from symgrad.errors import OpError
@@ -76,7 +77,21 @@ def vector_norm(x: Node, ord: float = 2, axes=None, keepdim: bool = False) -> No
 
 
 def _aten_vector_norm(x: Node, ord=2, dim=None, keepdim: bool = False, dtype=None) -> Node:  # noqa: A002
-    return vector_norm(x, ord, tuple(dim) if dim else None, keepdim)
+    """aten.linalg_vector_norm: any ``ord`` (inf: the largest |x|, -inf: the smallest, 0: the count of
+    nonzeros); where every element is 0 the derivative is 0, PyTorch's subgradient."""
+    x = x if dtype is None else cast(x, dtype)
+    axes = aten_dims(x, dim)
+    if ord in (math.inf, -math.inf):
+        return fold(apply("abs", x), axes, keepdim, "maximum" if ord > 0 else "minimum")
+    if ord == 0:
+        return reduce_sum(cast(apply("not_equal", x, 0), x.dtype or np.float64), axes, keepdim)
+    zero = apply("equal", reduce_sum(apply("abs", x), axes, True), 0)
+    safe = apply("select", zero, 1, x)  # no 0/0 in the derivative where the norm is 0
+    if ord >= 1:
+        norm = vector_norm(safe, ord, axes, keepdim)
+    else:
+        norm = apply("pow", reduce_sum(apply("pow", apply("abs", safe), ord), axes, keepdim), 1 / ord)
+    return apply("select", reshape(zero, norm.shape), 0, norm)
 
 
 def _per_channel(x: Node, values: Node | None, combine: str) -> Node:
