@@ -10,6 +10,8 @@
 - :mod:`symgrad.pinn.training`: Adam ``train`` with wall-time caps, early stops, callbacks, loss
   balancing by gradient norms and a non-finite guard; :mod:`symgrad.pinn.causal`: ``CausalLoss``
   (causal weights over time slabs); :mod:`symgrad.pinn.checkpoints` (atomic) and :mod:`symgrad.pinn.plots`.
+- :mod:`symgrad.pinn.fit`: ``fit(terms, method, params, stop=Stop(...), callbacks=...)``, one entry
+  point for Adam, L-BFGS and Levenberg-Marquardt with one stop rule and one ``History``.
 - :mod:`symgrad.pinn.solve`: ``solve``, one entry point that picks and chains the methods below.
 - :mod:`symgrad.pinn.lbfgs`: L-BFGS by SciPy's L-BFGS-B on the flat weights;
   :mod:`symgrad.pinn.levenberg_marquardt`: damped Gauss-Newton steps from the residuals' Jacobians.
@@ -33,6 +35,7 @@ from symgrad.pinn.causal import CausalLoss
 from symgrad.pinn.checkpoints import load_checkpoint, save_checkpoint
 from symgrad.pinn.conditions import Condition, dirichlet, initial, neumann, observations, periodic, robin
 from symgrad.pinn.csg import Difference, Intersection, Union
+from symgrad.pinn.fit import LBFGS, AdamMethod, LevenbergMarquardt, fit
 from symgrad.pinn.fourier_networks import MultiScaleFourierMLP, SpatioTemporalFourierMLP
 from symgrad.pinn.geometry import Box, Disk, Interval, Rectangle, SpaceTime, TimeDomain
 from symgrad.pinn.lbfgs import LbfgsResult, flatten, lbfgs, unflatten
@@ -53,9 +56,14 @@ from symgrad.pinn.problems import (
 )
 from symgrad.pinn.residual_loss import ResidualLoss, fast_backend, predict
 from symgrad.pinn.solve import Solution, solve
-from symgrad.pinn.training import History, NonFiniteLoss, TrainState, every, train, weighted_terms
+from symgrad.pinn.training import History, NonFiniteLoss, Stop, TrainState, every, train, weighted_terms
 
 __all__ = [
+    "AdamMethod",
+    "LBFGS",
+    "LevenbergMarquardt",
+    "Stop",
+    "fit",
     "MultiScaleFourierMLP",
     "SpatioTemporalFourierMLP",
     "Solution",

@@ -8,9 +8,7 @@ values, keeps BLAS off the kernels' cores, and reports progress.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -18,8 +16,9 @@ from symgrad.parameter import flatten, parameters_of, unflatten
 from symgrad.pinn.alignment import check_terms, optimized_parameters
 from symgrad.pinn.threads import one_pool
 from symgrad.pinn.training import (
+    History,
     NonFiniteLoss,
-    _check_limits,
+    Stop,
     explain_non_finite,
     kernels_in_use,
     progress_bar,
@@ -28,18 +27,7 @@ from symgrad.pinn.training import (
     total_loss,
 )
 
-
-@dataclass
-class LbfgsResult:
-    """What :func:`lbfgs` did: the loss per evaluation (and each term's in ``terms``), SciPy's
-    message and why it stopped."""
-
-    history: list[float] = field(default_factory=list)
-    terms: dict[str, list[float]] = field(default_factory=dict)
-    iterations: int = 0
-    message: str = ""
-    success: bool = False
-    seconds: float = 0.0
+LbfgsResult = History  # what lbfgs returned before every loop returned one History
 
 
 class _Stop(Exception):
@@ -55,9 +43,9 @@ def lbfgs(
     history_size: int = 50,
     max_seconds: float | None = None,
     progress: bool = True,
-    callback: Callable[[int, float], None] | None = None,
+    callback: Callable[[int, float], bool | None] | None = None,
     loss_tol: float | None = None,
-) -> LbfgsResult:
+) -> History:
     """Minimise the sum of ``losses`` (each a ``ResidualLoss``-like callable with its points) over ``params``
     (Parameters, or a network).
 
@@ -65,7 +53,7 @@ def lbfgs(
     when an iteration lowers the loss by less than ``ftol * max(loss, 1)`` or the largest gradient entry
     falls below ``gtol`` (SciPy's tests), or when ``callback(iteration, loss)`` returns True. The weights are
     left at the last iterate. A NaN or infinite loss or gradient raises :class:`NonFiniteLoss` with the
-    weights put back at the last finite evaluation.
+    weights put back at the last finite evaluation. Returns a :class:`History` of the loss per evaluation.
     """
     try:
         from scipy.optimize import minimize
@@ -73,7 +61,7 @@ def lbfgs(
         raise ImportError("lbfgs uses SciPy's L-BFGS-B: pip install scipy (or 'symgrad[pinn]')") from None
     if not isinstance(max_iterations, int) or max_iterations < 1:
         raise ValueError(f"lbfgs: max_iterations must be a whole number >= 1, got {max_iterations!r}")
-    _check_limits("lbfgs", max_seconds, loss_tol, None)
+    stop_rule = Stop(max_iterations, max_seconds, loss_tol).checked("lbfgs", "max_iterations", 1)
     for label, value in (("ftol", ftol), ("gtol", gtol)):
         if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
             raise ValueError(f"lbfgs: {label} must be a finite number >= 0, got {value!r}")
@@ -82,9 +70,9 @@ def lbfgs(
         raise ValueError("lbfgs: no loss terms; pass a list of (loss, points) pairs")
     check_terms(losses, params, "lbfgs")
     names = term_names(losses)
-    result = LbfgsResult(terms={name: [] for name in names})
-    started = time.perf_counter()
-    deadline = None if max_seconds is None else started + max_seconds
+    result = History()
+    result.terms = {name: [] for name in names}
+    clock = stop_rule.clock()
     bar = progress_bar(max_iterations, progress, "L-BFGS", "it")
     last_finite = last_iterate = flatten(params)
     iterate_loss: float | None = None
@@ -92,7 +80,7 @@ def lbfgs(
 
     def loss_and_gradient(theta: np.ndarray) -> tuple[float, np.ndarray]:
         nonlocal last_finite, stopped
-        if deadline is not None and time.perf_counter() > deadline and result.history:
+        if clock.out_of_time() and result.history:
             # inside an iteration (a line search may take many evaluations): end at the last iterate
             stopped = f"stopped after max_seconds={max_seconds} ({result.iterations} iterations, inside one)"
             raise _Stop
@@ -123,7 +111,7 @@ def lbfgs(
             stopped = f"stopped by the callback at iteration {result.iterations}"
         elif loss_tol is not None and loss <= loss_tol:
             stopped = f"loss {loss:.3e} <= loss_tol {loss_tol:g} at iteration {result.iterations}"
-        elif deadline is not None and time.perf_counter() > deadline:
+        elif clock.out_of_time():
             stopped = f"stopped after max_seconds={max_seconds} ({result.iterations} iterations)"
         if stopped:
             raise StopIteration  # SciPy ends the run and returns this iterate
@@ -153,7 +141,7 @@ def lbfgs(
             bar.close()
     unflatten(params, final)
     result.message, result.success = stopped, success
-    result.seconds = time.perf_counter() - started
+    result.seconds = clock.seconds()
     return result
 
 

@@ -16,28 +16,18 @@ import math
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from symgrad.parameter import flatten, parameters_of, unflatten
 from symgrad.pinn.alignment import aligned_columns, check_terms, optimized_parameters
 from symgrad.pinn.threads import one_pool
-from symgrad.pinn.training import NonFiniteLoss, _check_limits, progress_bar, term_names
+from symgrad.pinn.training import History, NonFiniteLoss, Stop, progress_bar, term_names
 
 LARGEST_COMFORTABLE = 3000  # weights past which a dense step costs seconds on a laptop-class CPU
 
 
-@dataclass
-class LevenbergMarquardtResult:
-    """What :func:`levenberg_marquardt` did: the loss after each accepted step, the damping, the
-    number of steps tried and why it stopped."""
-
-    history: list[float] = field(default_factory=list)
-    damping: list[float] = field(default_factory=list)
-    iterations: int = 0
-    message: str = ""
-    seconds: float = 0.0
+LevenbergMarquardtResult = History  # what levenberg_marquardt returned before one History
 
 
 def levenberg_marquardt(
@@ -48,8 +38,8 @@ def levenberg_marquardt(
     max_seconds: float | None = None,
     loss_tol: float | None = None,
     progress: bool = True,
-    callback: Callable[[int, float], None] | None = None,
-) -> LevenbergMarquardtResult:
+    callback: Callable[[int, float], bool | None] | None = None,
+) -> History:
     """Minimise the sum of ``losses`` (``ResidualLoss`` terms with their points) over ``params``.
 
     Each iteration takes the residuals and Jacobian of every term (``ResidualLoss.jacobian``),
@@ -72,7 +62,9 @@ def levenberg_marquardt(
         )
     if not (isinstance(damping, int | float) and math.isfinite(damping) and damping > 0):
         raise ValueError(f"levenberg_marquardt: damping must be a finite number > 0, got {damping!r}")
-    _check_limits("levenberg_marquardt", max_seconds, loss_tol, None)
+    stop_rule = Stop(max_iterations, max_seconds, loss_tol).checked(
+        "levenberg_marquardt", "max_iterations", 1
+    )
     losses, params = list(losses), optimized_parameters(parameters_of(params), "levenberg_marquardt")
     if not losses:
         raise ValueError("levenberg_marquardt: no loss terms; pass a list of (loss, points) pairs")
@@ -85,8 +77,8 @@ def levenberg_marquardt(
                 f"levenberg_marquardt: term {term_names([(term, ())])[0]!r} has no jacobian(); use ResidualLoss terms"
             )
         jacobians.append((term, jacobian, points))
-    result = LevenbergMarquardtResult()
-    started = time.perf_counter()
+    result = History()
+    clock = stop_rule.clock(lambda: time.perf_counter())  # this module's clock (tests replace it)
     bar = progress_bar(max_iterations, progress, "Levenberg-Marquardt", "it")
 
     def residuals_and_jacobian() -> tuple[np.ndarray, np.ndarray]:
@@ -116,7 +108,7 @@ def levenberg_marquardt(
     trial_seconds = 0.0  # the longest trial so far: a trial that would not end in time is not begun
 
     def out_of_time() -> bool:
-        return max_seconds is not None and time.perf_counter() - started + trial_seconds > max_seconds
+        return clock.out_of_time(trial_seconds)
 
     def trial_loss() -> float:
         """The loss at the weights as they are (the terms' values; no Jacobian is built for a
@@ -205,7 +197,7 @@ def levenberg_marquardt(
         unflatten(params, theta)
         if bar is not None:
             bar.close()
-    result.seconds = time.perf_counter() - started
+    result.seconds = clock.seconds()
     return result
 
 

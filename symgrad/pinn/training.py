@@ -26,9 +26,11 @@ class NonFiniteLoss(FloatingPointError):
 
 
 class History(list):
-    """The total loss per step (a list, as before), with each term's loss per step in ``terms``,
-    why training stopped in ``stopped``, the wall time in ``seconds``, and with loss balancing the
-    terms' weights at each rebalance in ``weights``."""
+    """What every training loop returns: the loss per step (a list), each term's loss per step in
+    ``terms``, why training stopped in ``stopped`` (also ``message``), the wall time in ``seconds``;
+    with loss balancing each term's weight at each rebalance in ``weights``; the iterations (or
+    steps) tried in ``iterations``, Levenberg-Marquardt's damping per step in ``damping`` and
+    whether SciPy's L-BFGS-B converged in ``success``. ``history`` is the list itself."""
 
     def __init__(self, values=()):
         super().__init__(values)
@@ -36,6 +38,87 @@ class History(list):
         self.stopped = ""
         self.seconds = 0.0
         self.weights: list[tuple[int, list[float]]] = []  # (step, each term's weight) at each rebalance
+        self.iterations = 0
+        self.damping: list[float] = []
+        self.success = False
+
+    @property
+    def history(self) -> History:
+        """The loss per step (this list itself; the name :func:`lbfgs`'s result had)."""
+        return self
+
+    @property
+    def message(self) -> str:
+        """Why training stopped (``stopped``; the name the second-order loops' results had)."""
+        return self.stopped
+
+    @message.setter
+    def message(self, text: str) -> None:
+        self.stopped = text
+
+
+class Clock:
+    """One run's wall time against its ``max_seconds``, shared by a loop and its steps (a step
+    that would not end in time is not begun)."""
+
+    def __init__(self, max_seconds: float | None, now: Callable[[], float] = time.perf_counter):
+        self.max_seconds, self.now = max_seconds, now
+        self.started = now()
+
+    def seconds(self) -> float:
+        return self.now() - self.started
+
+    def out_of_time(self, ahead: float = 0.0) -> bool:
+        """Whether ``max_seconds`` has passed, or would have ``ahead`` seconds from now."""
+        return self.max_seconds is not None and self.seconds() + ahead > self.max_seconds
+
+
+@dataclass(frozen=True)
+class Stop:
+    """One stop rule for every training loop: after ``max_steps`` steps (iterations), after
+    ``max_seconds`` of wall time (checked through a :class:`Clock` also inside an iteration), when
+    the loss falls to ``loss_tol``, or when the largest gradient entry falls to ``grad_tol``."""
+
+    max_steps: int | None = None
+    max_seconds: float | None = None
+    loss_tol: float | None = None
+    grad_tol: float | None = None
+
+    def checked(self, where: str, steps: str = "max_steps", least: int = 0) -> Stop:
+        """This rule, after checking each limit (a ValueError names ``where`` and the argument,
+        ``steps`` being the loop's own name for ``max_steps``)."""
+        count = self.max_steps
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < least):
+            raise ValueError(f"{where}: {steps} must be a whole number >= {least}, got {count!r}")
+        for label in ("max_seconds", "loss_tol", "grad_tol"):
+            value = getattr(self, label)
+            if value is not None and not (
+                isinstance(value, int | float)
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+                and value >= 0
+            ):
+                raise ValueError(f"{where}: {label} must be a finite number >= 0 or None, got {value!r}")
+        return self
+
+    def clock(self, now: Callable[[], float] = time.perf_counter) -> Clock:
+        """A clock started now against ``max_seconds`` (``now`` reads the time)."""
+        return Clock(self.max_seconds, now)
+
+    def reason(
+        self, step: int, loss: float, grads: Sequence[np.ndarray] | None = None, clock: Clock | None = None
+    ) -> str:
+        """Why to stop after ``step`` ("" to go on): ``loss_tol``, ``grad_tol`` (where ``grads`` are
+        given), then ``max_seconds`` by ``clock``."""
+        if self.loss_tol is not None and loss <= self.loss_tol:
+            return f"loss {loss:.3e} <= loss_tol {self.loss_tol:g} at step {step}"
+        if self.grad_tol is not None and grads is not None:
+            largest = max((float(np.abs(g).max()) for g in grads if np.size(g)), default=0.0)
+            if largest <= self.grad_tol:
+                return f"largest gradient entry {largest:.3e} <= grad_tol {self.grad_tol:g} at step {step}"
+        if clock is not None and self.max_seconds is not None and clock.seconds() >= self.max_seconds:
+            return f"max_seconds={self.max_seconds} reached at step {step}"
+        return ""
 
 
 @dataclass
@@ -266,7 +349,7 @@ def train(
     """
     if not isinstance(steps, int) or steps < 0:
         raise ValueError(f"train: steps must be a whole number >= 0, got {steps!r}")
-    _check_limits("train", max_seconds, loss_tol, grad_tol)
+    stop_rule = Stop(steps, max_seconds, loss_tol, grad_tol).checked("train", "steps")
     if balance_every is not None and (not isinstance(balance_every, int) or balance_every < 1):
         raise ValueError(f"train: balance_every must be a whole number >= 1 or None, got {balance_every!r}")
     if not 0 <= balance_alpha < 1:
@@ -283,7 +366,7 @@ def train(
     history = History()
     history.terms = {name: [] for name in names}
     bar = progress_bar(steps, progress)
-    started = time.perf_counter()
+    clock = stop_rule.clock()
     last_good = Snapshot(params, optimizer)
     history.stopped = f"{steps} steps"
     weights = [1.0] * len(losses)
@@ -319,8 +402,8 @@ def train(
                 bar.update()
             if callback is not None:
                 callback(step, total)
-            seconds = time.perf_counter() - started
-            stop = stop_reason(step, total, grads, seconds, max_seconds, loss_tol, grad_tol)
+            seconds = clock.seconds()
+            stop = stop_rule.reason(step, total, grads, clock)
             if callbacks:
                 state = TrainState(step, total, dict(zip(names, values)), grads, seconds, losses)
                 for fn in callbacks:
@@ -331,27 +414,9 @@ def train(
                 break
     if bar is not None:
         bar.close()
-    history.seconds = time.perf_counter() - started
+    history.seconds = clock.seconds()
+    history.iterations = len(history)
     return history
-
-
-def _check_limits(where: str, max_seconds, loss_tol, grad_tol) -> None:
-    for label, value in (("max_seconds", max_seconds), ("loss_tol", loss_tol), ("grad_tol", grad_tol)):
-        if value is not None and not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
-            raise ValueError(f"{where}: {label} must be a finite number >= 0 or None, got {value!r}")
-
-
-def stop_reason(step, total, grads, seconds, max_seconds, loss_tol, grad_tol) -> str:
-    """Why to stop after ``step`` ("" to go on)."""
-    if loss_tol is not None and total <= loss_tol:
-        return f"loss {total:.3e} <= loss_tol {loss_tol:g} at step {step}"
-    if grad_tol is not None:
-        largest = max((float(np.abs(g).max()) for g in grads if np.size(g)), default=0.0)
-        if largest <= grad_tol:
-            return f"largest gradient entry {largest:.3e} <= grad_tol {grad_tol:g} at step {step}"
-    if max_seconds is not None and seconds >= max_seconds:
-        return f"max_seconds={max_seconds:g} reached at step {step}"
-    return ""
 
 
 def kernels_in_use(losses) -> str:
@@ -370,4 +435,4 @@ def progress_bar(steps: int, enabled: bool, desc: str = "training", unit: str = 
     return tqdm(total=steps, desc=desc, unit=unit)
 
 
-__all__ = ["History", "NonFiniteLoss", "TrainState", "every", "total_loss", "train"]
+__all__ = ["Clock", "History", "NonFiniteLoss", "Stop", "TrainState", "every", "total_loss", "train"]
