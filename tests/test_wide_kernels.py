@@ -114,9 +114,10 @@ def test_tiled_products_of_every_rank_and_transpose_equal_numpy(
     assert_close(got, run(outputs, [x, weight], reduce, values, backend="numpy")[1])
 
 
-# (rows, columns) of a weight gradient: whole row tiles and rows left, two-vector and one-vector
-# column runs and columns fewer than a vector, in float64 (8 per vector on AVX-512) and float32 (16)
-OUTER_SUM_SHAPES = [(13, 37), (6, 16), (20, 1), (5, 12), (3, 40)]
+# (rows, columns) of a weight gradient: whole row tiles and rows left, whole column panels (4
+# vectors on AVX-512: 32 float64 or 64 float32 columns) and a part panel, columns fewer than a
+# vector
+OUTER_SUM_SHAPES = [(13, 37), (6, 16), (20, 1), (5, 12), (3, 40), (7, 70), (6, 128)]
 
 
 @pytest.mark.parametrize(("rows", "columns"), OUTER_SUM_SHAPES)

@@ -6,12 +6,14 @@ once a layer's matrix leaves the core's cache (H = 128 and up) that traffic, not
 sets the time. A *tiled* program takes ``LANES`` points per block instead, and prints
 
 - a product of a shared matrix and a per-point operand as calls of ``tiled_product``: register
-  tiles of ``_COLS`` results x 2 vectors of points summed over a panel of the matrix, packed once
+  tiles of ``_COLS`` results x ``TILE_VECTORS`` vectors of points (4 where AVX-512 has 32
+  registers: 24 sums, else 2) summed over a panel of the matrix, packed once
   per thread and call (``_panels``), so each panel is read from L1 and the matrix once per block;
 - the batch-summed outer products of per-point vectors in one weight gradient (its signed
-  terms) as one call of ``tiled_outer_sum``: a product over all the terms' points, the block's
-  values turned point-major first (``tiled_transpose``), in register tiles of ``_ROWS`` rows x 2
-  vectors of columns;
+  terms) as one call of ``tiled_outer_sum``: a product over all the terms' points, each term's
+  b values turned point-major in panels of ``TILE_VECTORS`` vectors of columns first
+  (``tiled_panels``), its a values read where the block holds them, in register tiles of
+  ``_ROWS`` rows x one panel;
 - loops over a block's points marked ``omp simd``, and block arrays that reuse the scratch of
   arrays no node reads any more (``PointPrinter.array``).
 
@@ -51,8 +53,9 @@ Accumulate = Callable[["PointPrinter", batch_sums.Plan, int, int], list[str]]
 # a shared matrix of at least this many elements (a 64 x 64 layer) makes the program tiled
 WIDE_ELEMENTS = 4096
 LANES = 64  # points per block of a tiled program: a multiple of two vectors of floats on AVX-512
-_COLS = 6  # results of a product tile (columns of the matrix), each 2 vectors of points: 12 sums
-_ROWS = 6  # rows of an outer-sum tile, each 2 vectors of columns
+_COLS = 6  # results of a product tile (columns of the matrix), each TILE_VECTORS vectors of points
+_ROWS = 6  # rows of an outer-sum tile, each TILE_VECTORS vectors of columns
+_PANEL = 256  # bytes of b's panels in an outer sum at most: 4 vectors (OUTER_PANEL values)
 
 
 def wide(nodes: Iterable[Node], shared: Iterable[Var]) -> bool:
@@ -81,6 +84,12 @@ def header(real: str) -> list[str]:
         "#endif",
         f"typedef {real} tile_t __attribute__((vector_size(TILE_BYTES)));",
         f"#define TILE_WIDTH ((int)(TILE_BYTES / sizeof({real})))",
+        "#if defined(__AVX512F__)",  # 32 vector registers: tiles of 24 sums
+        "#define TILE_VECTORS 4",
+        "#else",
+        "#define TILE_VECTORS 2",
+        "#endif",
+        "#define OUTER_PANEL (TILE_VECTORS * TILE_WIDTH)",
         f"static inline tile_t load_tile(const {real} *p) {{ tile_t v; memcpy(&v, p, sizeof v); return v; }}",
         f"static inline void store_tile({real} *p, tile_t v) {{ memcpy(p, &v, sizeof v); }}",
     ]
@@ -140,20 +149,36 @@ def _product_function(printer: PointPrinter) -> str:
     """Define (once) ``tiled_product``: ``y[c * ys + b] = sum over l < k of s[l, c] * x[l * xs + b]``
     for ``c < q`` and every point ``b`` of the block, s given as packed panels.
 
-    Per panel of _COLS columns and 2 vectors of points, the tile's 12 sums run over the panel's
+    Per panel of _COLS columns and TILE_VECTORS vectors of points, the tile's sums run over the panel's
     rows in registers.
     """
     name = "tiled_product"
     if name in printer.functions:
         return name
     real, cols = printer.real, range(_COLS)
-    sums = ", ".join(f"s{j}_{v} = {{0}}" for j in cols for v in (0, 1))
-    at = "y + (long)(c0 + {j}) * ys + b0 + {v} * TILE_WIDTH"
-    adds = " ".join(f"s{j}_{v} += w[{j}] * x{v};" for j in cols for v in (0, 1))
-    stores = " ".join(
-        f"if ({j} < nc) {{ store_tile({at.format(j=j, v=0)}, s{j}_0); store_tile({at.format(j=j, v=1)}, s{j}_1); }}"
-        for j in cols
-    )
+
+    def loop(vectors: int) -> list[str]:  # the tiles of _COLS columns x ``vectors`` vectors of points
+        sums = ", ".join(f"s{j}_{v} = {{0}}" for j in cols for v in range(vectors))
+        at = "y + (long)(c0 + {j}) * ys + b0 + {v} * TILE_WIDTH"
+        loads = ", ".join(f"x{v} = load_tile(xl + {v} * TILE_WIDTH)" for v in range(vectors))
+        adds = " ".join(f"s{j}_{v} += w[{j}] * x{v};" for j in cols for v in range(vectors))
+        stores = " ".join(
+            f"if ({j} < nc) {{ "
+            + " ".join(f"store_tile({at.format(j=j, v=v)}, s{j}_{v});" for v in range(vectors))
+            + " }"
+            for j in cols
+        )
+        return [
+            f"        for (int b0 = 0; b0 < {printer.lanes}; b0 += {vectors} * TILE_WIDTH) {{",
+            f"            tile_t {sums};",
+            "            for (int l = 0; l < k; l++) {",
+            f"                const {real} *xl = x + l * xs + b0, *w = panel + l * {_COLS};",
+            f"                tile_t {loads}; {adds}",
+            "            }",
+            f"            {stores}",
+            "        }",
+        ]
+
     lines = [
         f"static NOINLINE void {name}({real} *restrict y, long ys, const {real} *restrict x, long xs, "
         f"const {real} *restrict panels, int k, int q)",
@@ -161,14 +186,11 @@ def _product_function(printer: PointPrinter) -> str:
         f"    for (int c0 = 0; c0 < q; c0 += {_COLS}) {{",
         f"        int nc = q - c0 < {_COLS} ? q - c0 : {_COLS};",
         f"        const {real} *panel = panels + (long)c0 * k;",
-        f"        for (int b0 = 0; b0 < {printer.lanes}; b0 += 2 * TILE_WIDTH) {{",
-        f"            tile_t {sums};",
-        "            for (int l = 0; l < k; l++) {",
-        f"                const {real} *xl = x + l * xs + b0, *w = panel + l * {_COLS};",
-        f"                tile_t x0 = load_tile(xl), x1 = load_tile(xl + TILE_WIDTH); {adds}",
-        "            }",
-        f"            {stores}",
-        "        }",
+        "#if TILE_VECTORS == 4",
+        *(loop(4) if printer.lanes % (4 * 64 // printer.itemsize) == 0 else loop(2)),
+        "#else",
+        *loop(2),
+        "#endif",
         "    }",
         "}",
     ]
@@ -180,7 +202,7 @@ def accumulate(printer: PointPrinter, plan: batch_sums.Plan, offset: int, each: 
     """Add a block's share of the batch sum ``plan`` to the thread's sums at ``offset``.
 
     The outer products of two per-point vectors among its signed terms, grouped by size, are one
-    product each over all their points (``tiled_outer_sum``, after ``tiled_transpose`` turned each
+    product each over all their points (``tiled_outer_sum``, after ``tiled_panels`` turned each
     term's lanes point-major, b times the term's sign); ``each(printer, term, sign, offset)``
     prints the other terms.
     """
@@ -192,16 +214,20 @@ def accumulate(printer: PointPrinter, plan: batch_sums.Plan, offset: int, each: 
         else:
             lines += each(printer, term, sign, offset)
     for (k, q), terms in groups.items():
-        rows = -(-k // _ROWS) * _ROWS  # a's rows in whole panels
-        at, bt = _transposed(printer, "a", rows * len(terms)), _transposed(printer, "b", q * len(terms))
-        transpose = _transpose_function(printer)
+        panel = _PANEL // printer.itemsize  # OUTER_PANEL at most
+        width = -(-q // panel) * panel  # b's columns in whole panels (``_panels_function``)
+        bt = _transposed(printer, "b", width * len(terms))
+        panels = _panels_function(printer)
         moves = " ".join(
-            f"{transpose}({at}, {printer.pointer(a)}, {k}, nb, {len(terms)} * nb, {t} * nb, {_ROWS}, 1); "
-            f"{transpose}({bt} + {t} * nb * {q}, {printer.pointer(b)}, {q}, nb, nb, 0, 1, {sign});"
-            for t, (sign, a, b) in enumerate(terms)
+            f"{panels}({bt}, {printer.pointer(b)}, {q}, nb, {len(terms)} * nb, {t} * nb, {sign});"
+            for t, (sign, _, b) in enumerate(terms)
         )
+        rows = ", ".join(printer.pointer(a) for _, a, _ in terms)
         function = _outer_sum_function(printer)
-        lines.append(f"{moves} {function}(acc + {offset}, {at}, {bt}, {k}, {q}, {len(terms)} * nb);")
+        lines.append(
+            f"{{ {moves} const {printer.real} *rows[] = {{{rows}}}; "
+            f"{function}(acc + {offset}, rows, {bt}, {k}, {q}, {len(terms)}, nb); }}"
+        )
     return lines
 
 
@@ -226,66 +252,81 @@ def _transposed(printer: PointPrinter, operand: str, size: int) -> str:
     return printer.packed[key]
 
 
-def _transpose_function(printer: PointPrinter) -> str:
-    """Define (once) ``tiled_transpose``: a block's ``size`` values per point, point-major in
-    panels of ``rows`` values: value i of point p at ``((i / rows) * np + start + p) * rows + i % rows``
-    (times sign), for p < nb (rows = 1: ``y[(start + p) * size + i]`` when np is nb)."""
-    name = "tiled_transpose"
+def _panels_function(printer: PointPrinter) -> str:
+    """Define (once) ``tiled_panels``: a block's ``q`` values per point (value c of point p at
+    ``x[c * lanes + p]``) times sign, point-major in panels of ``OUTER_PANEL`` columns: column c
+    of point start + p at ``y[(c / OUTER_PANEL * np + start + p) * OUTER_PANEL + c % OUTER_PANEL]``,
+    zeros past q, for p < nb."""
+    name = "tiled_panels"
     if name not in printer.functions:
         real = printer.real
         printer.functions[name] = (
-            f"static NOINLINE void {name}({real} *restrict y, const {real} *restrict x, int size, int nb, "
-            f"long np, long start, int rows, {real} sign)\n{{\n"
-            "    if (rows == 1) { for (int p = 0; p < nb; p++) for (int i = 0; i < size; i++) "
-            f"y[(start + p) * size + i] = sign * x[i * {printer.lanes} + p]; return; }}\n"
-            "    for (int i = 0; i < size; i++) for (int p = 0; p < nb; p++) "
-            f"y[((i / rows) * np + start + p) * rows + i % rows] = sign * x[i * {printer.lanes} + p];\n}}"
+            f"static NOINLINE void {name}({real} *restrict y, const {real} *restrict x, int q, int nb, "
+            f"long np, long start, {real} sign)\n{{\n"
+            "    for (int c0 = 0; c0 < q; c0 += OUTER_PANEL) {\n"
+            f"        {real} *panel = y + ((long)(c0 / OUTER_PANEL) * np + start) * OUTER_PANEL;\n"
+            "        int nc = q - c0 < OUTER_PANEL ? q - c0 : OUTER_PANEL;\n"
+            "        for (int p = 0; p < nb; p++) { int j = 0; "
+            f"for (; j < nc; j++) panel[p * OUTER_PANEL + j] = sign * x[(c0 + j) * {printer.lanes} + p]; "
+            "for (; j < OUTER_PANEL; j++) panel[p * OUTER_PANEL + j] = 0; }\n"
+            "    }\n}"
         )
     return name
 
 
 def _outer_sum_function(printer: PointPrinter) -> str:
-    """Define (once) ``tiled_outer_sum``: ``acc[r * q + c] += sum over p < np of a[r, p] *
-    bt[p * q + c]``, a point-major in panels of _ROWS rows (``tiled_transpose``), b point-major.
+    """Define (once) ``tiled_outer_sum``: ``acc[r * q + c] += sum over terms t and points p < nb
+    of rows[t][r * lanes + p] * bt[...]``, bt the terms' b values in panels (``tiled_panels``).
 
-    Tiles of acc, _ROWS rows x 2 vectors of columns (then 1 row), then _ROWS rows x 1 vector for
-    the columns left, are summed in registers over the points; fewer than a vector's columns left
-    are dot products.
+    Tiles of acc, _ROWS rows (then 1 row) x one panel of TILE_VECTORS vectors of columns, are summed in
+    registers over the terms' points, each row read where the term's block array holds it;
+    the last, partial panel's sums are added column by column.
     """
     name = "tiled_outer_sum"
     if name in printer.functions:
         return name
-    real = printer.real
+    real, lanes = printer.real, printer.lanes
 
-    def tile(rows: int, count: int) -> str:  # rows r.. x ``count`` vectors from c0, over the points
-        cells = [(i, j) for i in range(rows) for j in range(count)]
+    def tile(rows: int, vectors: int) -> str:  # rows r.. x the panel from c0, over the terms' points
+        cells = [(i, j) for i in range(rows) for j in range(vectors)]
         at = "acc + (long)(r + {i}) * q + c0 + {j} * TILE_WIDTH"
-        sums = ", ".join(f"s{i}_{j} = load_tile({at.format(i=i, j=j)})" for i, j in cells)
-        reads = " ".join(
-            f"tile_t b{j} = load_tile(bt + p * q + c0 + {j} * TILE_WIDTH);" for j in range(count)
+        sums = ", ".join(f"s{i}_{j} = full ? load_tile({at.format(i=i, j=j)}) : zero" for i, j in cells)
+        row_ptrs = " ".join(f"const {real} *a{i} = rows[t] + (long)(r + {i}) * {lanes};" for i in range(rows))
+        reads = (
+            "tile_t "
+            + ", ".join(f"b{j} = load_tile(bp + p * OUTER_PANEL + {j} * TILE_WIDTH)" for j in range(vectors))
+            + ";"
         )
-        a_reads = " ".join(f"{real} v{i} = ap[p * {_ROWS} + {i}];" for i in range(rows))
+        a_reads = " ".join(f"{real} v{i} = a{i}[p];" for i in range(rows))
         adds = " ".join(f"s{i}_{j} += v{i} * b{j};" for i, j in cells)
         stores = " ".join(f"store_tile({at.format(i=i, j=j)}, s{i}_{j});" for i, j in cells)
-        panel = f"const {real} *ap = at + ((long)(r / {_ROWS}) * np * {_ROWS} + r % {_ROWS});"
-        return f"{{ {panel} tile_t {sums}; for (long p = 0; p < np; p++) {{ {reads} {a_reads} {adds} }} {stores} }}"
-
-    def run(count: int) -> str:  # ``count`` vectors of columns from c0, every row
+        part = " ".join(
+            " ".join(f"store_tile(last + {j} * TILE_WIDTH, s{i}_{j});" for j in range(vectors))
+            + f" for (int j = 0; j < q - c0; j++) acc[(long)(r + {i}) * q + c0 + j] += last[j];"
+            for i in range(rows)
+        )
         return (
-            f"    for (; c0 + {count} * TILE_WIDTH <= q; c0 += {count} * TILE_WIDTH) {{ int r = 0; "
-            f"for (; r + {_ROWS} <= k; r += {_ROWS}) {tile(_ROWS, count)} for (; r < k; r++) {tile(1, count)} }}"
+            f"{{ tile_t {sums}; for (int t = 0; t < terms; t++) {{ {row_ptrs} "
+            "const " + real + " *bp = panel + (long)t * nb * OUTER_PANEL; "
+            f"for (int p = 0; p < nb; p++) {{ {reads} {a_reads} {adds} }} }} "
+            f"if (full) {{ {stores} }} else {{ {part} }} }}"
         )
 
     lines = [
-        f"static NOINLINE void {name}({real} *restrict acc, const {real} *restrict at, const {real} *restrict bt, "
-        "int k, int q, long np)",
+        f"static NOINLINE void {name}({real} *restrict acc, const {real} *const *rows, const {real} *restrict bt, "
+        "int k, int q, int terms, int nb)",
         "{",
-        "    int c0 = 0;",
-        run(2),
-        run(1),
-        "    for (int r = 0; r < k; r++) for (int c = c0; c < q; c++) {",
-        f"        {real} s = 0; for (long p = 0; p < np; p++) s += at[((long)(r / {_ROWS}) * np + p) * {_ROWS} + r % {_ROWS}] * bt[p * q + c];",
-        "        acc[r * q + c] += s;",
+        f"    const tile_t zero = {{0}}; {real} last[OUTER_PANEL];",
+        "    for (int c0 = 0; c0 < q; c0 += OUTER_PANEL) {",
+        "        int full = c0 + OUTER_PANEL <= q, r = 0;",
+        f"        const {real} *panel = bt + (long)(c0 / OUTER_PANEL) * terms * nb * OUTER_PANEL;",
+        "#if TILE_VECTORS == 4",
+        f"        for (; r + {_ROWS} <= k; r += {_ROWS}) {tile(_ROWS, 4)}",
+        f"        for (; r < k; r++) {tile(1, 4)}",
+        "#else",
+        f"        for (; r + {_ROWS} <= k; r += {_ROWS}) {tile(_ROWS, 2)}",
+        f"        for (; r < k; r++) {tile(1, 2)}",
+        "#endif",
         "    }",
         "}",
     ]
