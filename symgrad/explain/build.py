@@ -25,7 +25,6 @@ from symgrad.explain.i18n import phrase
 from symgrad.explain.intermediates import intermediates
 from symgrad.explain.notation import common_factors, familiar, grouped_sum, text, tidy
 
-TIDY_SECONDS = 1.0
 MAX_FLAT_SIZE = 600  # operations of the flattened formulas; larger ones are shown as named intermediates
 MAX_SUM_TERMS = 200
 MAX_FLAT_CHARS = 400  # a longer flat formula element is shown as named intermediates (the chain rule)
@@ -159,7 +158,7 @@ def _display_form(node: Node, e: Episode):
     """How an element is shown: derivatives tidied (x^x·(log(x) + 1)), forward results with their
     common factors outside ((x1·y1 + x2·y4 + x3·y7)·z), σ for the logistic function."""
     if any(node is r for r in e.results):
-        return lambda v: familiar(tidy(v, TIDY_SECONDS))
+        return lambda v: familiar(tidy(v))
     return lambda v: familiar(common_factors(v)) if isinstance(v, sympy.Expr) else v
 
 

@@ -197,7 +197,7 @@ def derive(
     table.update({var: np.array(sympy.Symbol(var.name), dtype=object) for var in graph.exact})
     exact = {sympy.Symbol(var.name): value for var, value in graph.exact.items()}
     closed = to_sympy([n for _, n in results], table, familiar=True)
-    exprs = [notation.familiar(tidy(as_sympy(e).subs(exact))) for e in closed]
+    exprs = [notation.familiar(tidy(as_sympy(e).subs(exact), SIMPLIFY_SECONDS)) for e in closed]
     values: list[float | None] = [None] * len(results)
     if at:
         missing = sorted(set(symbols) - set(at))

@@ -23,7 +23,8 @@ from symgrad.closed_form import sigmoid
 
 SIMPLIFY_MAX_OPS = 300  # larger closed forms are shown as the engine gives them
 SIMPLIFY_SECONDS = 3.0
-INLINE_OPS = 6  # simplify of up to this many operations takes well under SIMPLIFY_SECONDS
+THREAD_STACK_BYTES = 512 * 1024 * 1024  # reserved, not committed, until used
+INLINE_OPS = 12  # simplify of up to this many operations takes well under SIMPLIFY_SECONDS
 INLINE_POLYNOMIAL_OPS = 40  # and factor of a polynomial of up to this many, of degree up to
 INLINE_DEGREE = 4
 
@@ -173,12 +174,13 @@ def number(value) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def tidy(expr, seconds: float = SIMPLIFY_SECONDS):
+def tidy(expr, seconds: float | None = None):
     """The shortest of ``expr``, its common factors taken out, its ``factor`` and (beyond
     polynomials) its ``simplify``, for display.
 
-    Bounded: expressions over SIMPLIFY_MAX_OPS operations are returned as they are, and a
-    simplification still running after ``seconds`` is abandoned. Where the common factors taken
+    Bounded: expressions over SIMPLIFY_MAX_OPS operations are returned as they are; larger than
+    quick ones are searched only when ``seconds`` is given (on a thread, abandoned after it),
+    else they keep their common factors. Where the common factors taken
     out already are the factorization, ``factor`` is not run; small expressions (most of a
     derivation's elements) are worked on in this thread. Both give the same form, sooner.
     """
@@ -197,12 +199,24 @@ def tidy(expr, seconds: float = SIMPLIFY_SECONDS):
         pass  # factor would give these factors again
     elif _quick(expr, polynomial):
         work()
-    else:
-        worker = threading.Thread(target=work, daemon=True)
-        worker.start()
-        worker.join(seconds)
+    elif seconds is not None:  # derive's one formula: searched on a thread with a time bound
+        _bounded(work, seconds)
+    # otherwise (explanations: many formulas beside other SymPy work) larger ones keep their common
+    # factors only: SymPy threads left running past their time crashed a test run (a segfault)
     candidates = [expr, common, *list(found)]
     return min(candidates, key=lambda e: (sympy.count_ops(e), len(text(e))))
+
+
+def _bounded(work, seconds: float) -> None:
+    """Run ``work`` on a thread with a deep stack (MindSpore raises the recursion limit to 10000,
+    past what a default thread stack holds in SymPy's recursions) for at most ``seconds``."""
+    previous = threading.stack_size(THREAD_STACK_BYTES)
+    try:
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+    finally:
+        threading.stack_size(previous)
+    worker.join(seconds)
 
 
 def _quick(expr: sympy.Expr, polynomial: bool) -> bool:
