@@ -54,3 +54,83 @@ def jax_point_derivatives():
 
     u_x, u_t = jax.grad(u, 1), jax.grad(u, 2)
     return jax, u, u_x, u_t, jax.grad(u_x, 1)
+
+
+def tanh_mlp(np_like, Ws, a):
+    """u of a tanh MLP with weights ``[W1, b1, ...]`` at points ``a`` (..., inputs), any array library."""
+    for k in range(0, len(Ws) - 2, 2):
+        a = np_like.tanh(a @ Ws[k] + Ws[k + 1])
+    return (a @ Ws[-2] + Ws[-1])[..., 0]
+
+
+def torch_burgers(forward, weights, nu: float):
+    """PyTorch's Burgers residual terms (u, u_t, u_x, u_xx, r) and loss with its weight gradients,
+    for ``u = forward(torch, Ws, points)``; 2 threads."""
+    import torch
+
+    torch.set_num_threads(2)
+    W = [torch.tensor(w) for w in weights]
+
+    def terms(Ws, xs, ts, graph):
+        x, t = torch.tensor(xs, requires_grad=True), torch.tensor(ts, requires_grad=True)
+        u = forward(torch, Ws, torch.stack([x, t], dim=1))
+        u_x, u_t = torch.autograd.grad(u.sum(), (x, t), create_graph=True)
+        (u_xx,) = torch.autograd.grad(u_x.sum(), x, create_graph=graph)
+        return u, u_t, u_x, u_xx, u_t + u * u_x - nu * u_xx
+
+    def residual(xs, ts):
+        return [v.detach().numpy() for v in terms(W, xs, ts, False)]
+
+    def loss(xs, ts):
+        Ws = [w.clone().requires_grad_(True) for w in W]
+        r = terms(Ws, xs, ts, True)[-1]
+        value = torch.mean(r**2)
+        return [r.detach().numpy(), value.item(), *(g.numpy() for g in torch.autograd.grad(value, Ws))]
+
+    return residual, loss
+
+
+def jax_burgers(forward, weights, nu: float):
+    """JAX's (float64, jit of vmap of per-point jax.grad) Burgers residual terms and loss with its
+    weight gradients, for ``u = forward(jnp, Ws, point)``."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    def u(Ws, x, t):
+        return forward(jnp, Ws, jnp.stack([x, t]))
+
+    u_x, u_t = jax.grad(u, 1), jax.grad(u, 2)
+    u_xx = jax.grad(u_x, 1)
+
+    def point(Ws, x, t):
+        v, vx, vt, vxx = u(Ws, x, t), u_x(Ws, x, t), u_t(Ws, x, t), u_xx(Ws, x, t)
+        return v, vt, vx, vxx, vt + v * vx - nu * vxx
+
+    batched = jax.jit(jax.vmap(point, in_axes=(None, 0, 0)))
+
+    def mean_r2(Ws, xs, ts):
+        r = batched(Ws, xs, ts)[-1]
+        return jnp.mean(r**2), r
+
+    grad_fn = jax.jit(jax.value_and_grad(mean_r2, has_aux=True))
+    W = [jnp.asarray(w) for w in weights]
+
+    def residual(xs, ts):
+        return [np.asarray(v) for v in jax.block_until_ready(batched(W, xs, ts))]
+
+    def loss(xs, ts):
+        (value, r), grads = jax.block_until_ready(grad_fn(W, xs, ts))
+        return [np.asarray(r), float(value), *(np.asarray(g) for g in grads)]
+
+    return residual, loss
+
+
+def agree(a, b) -> float:
+    """Largest difference between two lists of arrays, relative to each array's largest value."""
+    worst = 0.0
+    for x, y in zip(a, b):
+        x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        worst = max(worst, float(np.max(np.abs(x - y)) / max(1e-300, float(np.max(np.abs(y))))))
+    return worst

@@ -22,7 +22,7 @@ import sys
 import time
 
 import numpy as np
-from peers import jax_point_derivatives, layer_weights, timed
+from peers import agree, jax_burgers, layer_weights, tanh_mlp, timed, torch_burgers
 
 NU = 0.01 / np.pi
 
@@ -54,66 +54,15 @@ def symgrad_runner(weights, backend: str = "numpy"):
 
 
 def torch_runner(weights):
-    import torch
-
-    torch.set_num_threads(2)
     start = time.perf_counter()
-    W = [torch.tensor(w) for w in weights]
-
-    def forward(Ws, x, t):
-        a = torch.stack([x, t], dim=1)
-        for k in range(0, len(Ws) - 2, 2):
-            a = torch.tanh(a @ Ws[k] + Ws[k + 1])
-        return (a @ Ws[-2] + Ws[-1])[:, 0]
-
-    def terms(Ws, xs, ts, graph):
-        x = torch.tensor(xs, requires_grad=True)
-        t = torch.tensor(ts, requires_grad=True)
-        u = forward(Ws, x, t)
-        u_x, u_t = torch.autograd.grad(u.sum(), (x, t), create_graph=True)
-        (u_xx,) = torch.autograd.grad(u_x.sum(), x, create_graph=graph)
-        return u, u_t, u_x, u_xx, u_t + u * u_x - NU * u_xx
-
-    def residual(xs, ts):
-        return [v.detach().numpy() for v in terms(W, xs, ts, False)]
-
-    def loss(xs, ts):
-        Ws = [w.clone().requires_grad_(True) for w in W]
-        r = terms(Ws, xs, ts, True)[-1]
-        value = torch.mean(r**2)
-        grads = torch.autograd.grad(value, Ws)
-        return [r.detach().numpy(), value.item(), *(g.numpy() for g in grads)]
-
+    residual, loss = torch_burgers(tanh_mlp, weights, NU)
     return time.perf_counter() - start, residual, loss
 
 
 def jax_runner(weights):
     start = time.perf_counter()
-    jax, u, u_x, u_t, u_xx = jax_point_derivatives()
-    import jax.numpy as jnp
-
-    def point(Ws, x, t):
-        v, vx, vt, vxx = u(Ws, x, t), u_x(Ws, x, t), u_t(Ws, x, t), u_xx(Ws, x, t)
-        return v, vt, vx, vxx, vt + v * vx - NU * vxx
-
-    batched = jax.jit(jax.vmap(point, in_axes=(None, 0, 0)))
-
-    def mean_r2(Ws, xs, ts):
-        r = batched(Ws, xs, ts)[-1]
-        return jnp.mean(r**2), r
-
-    grad_fn = jax.jit(jax.value_and_grad(mean_r2, has_aux=True))
-    W = [jnp.asarray(w) for w in weights]
-    setup = time.perf_counter() - start
-
-    def residual(xs, ts):
-        return [np.asarray(v) for v in jax.block_until_ready(batched(W, xs, ts))]
-
-    def loss(xs, ts):
-        (value, r), grads = jax.block_until_ready(grad_fn(W, xs, ts))
-        return [np.asarray(r), float(value), *(np.asarray(g) for g in grads)]
-
-    return setup, residual, loss
+    residual, loss = jax_burgers(tanh_mlp, weights, NU)
+    return time.perf_counter() - start, residual, loss
 
 
 def symgrad_c_runner(weights):
@@ -122,15 +71,6 @@ def symgrad_c_runner(weights):
 
 
 PEERS = {"torch": torch_runner, "jax": jax_runner}
-
-
-def agree(a, b) -> float:
-    """Largest relative difference between two lists of arrays."""
-    worst = 0.0
-    for x, y in zip(a, b):
-        x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-        worst = max(worst, float(np.max(np.abs(x - y)) / max(1e-300, float(np.max(np.abs(y))))))
-    return worst
 
 
 def table(Hs, Ns, dtype=np.float64) -> None:
