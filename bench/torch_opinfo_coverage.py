@@ -47,19 +47,22 @@ class Outcome:
     seconds: float = 0.0
 
 
-class _TooSlow(Exception):
-    pass
+class _TooSlow(BaseException):
+    """Raised by the alarm: a BaseException, so that no ``except Exception`` on the way swallows it."""
 
 
 @contextlib.contextmanager
 def _time_limit(seconds: float):
-    """An alarm that interrupts the op after ``seconds`` (main thread, POSIX)."""
+    """An alarm that interrupts the op after ``seconds`` (main thread, POSIX), and again every
+    second after that: an alarm that lands where Python ignores exceptions (a weakref callback, a
+    ``__del__``) must not leave the op running unbounded, as it once did in CI until the kernel
+    killed the test run for memory."""
 
     def ring(*_):
         raise _TooSlow(f"took more than {seconds:g} s")
 
     old = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
         yield
     finally:

@@ -398,3 +398,21 @@ def test_softmax_log_softmax_logsumexp_and_amax_import_through_a_chain_of_maximu
 
     x = torch.tensor([[0.5, -2.0, 3.0], [1.0, 0.2, -0.3]], dtype=torch.float64)
     assert symgrad.verify(f, x, order=2).ok  # logsumexp's graph holds an infinite constant
+
+
+def test_a_sort_too_long_for_a_compare_and_swap_network_is_refused_at_once():
+    """Sorting n elements builds n^2/2 compare-and-swap nodes: a long sort is refused by name, in
+    milliseconds, instead of building a graph until the memory runs out."""
+    import time
+
+    from symgrad.core.families.arithmetic import SORT_LENGTH_LIMIT
+
+    def program(x):
+        return torch.sort(x, dim=1).values.sum()
+
+    start = time.perf_counter()
+    with pytest.raises(OpError, match=rf"aten.sort: {SORT_LENGTH_LIMIT + 1} elements along dim 1"):
+        from_torch(program, torch.zeros(2, SORT_LENGTH_LIMIT + 1, dtype=torch.float64))(
+            symgrad.Tensor(np.zeros((2, SORT_LENGTH_LIMIT + 1)))
+        )
+    assert time.perf_counter() - start < 5
