@@ -90,12 +90,10 @@ def torch_burgers(forward, weights, nu: float):
     return residual, loss
 
 
-def jax_burgers(forward, weights, nu: float):
-    """JAX's (float64, jit of vmap of per-point jax.grad) Burgers residual terms and loss with its
-    weight gradients, for ``u = forward(jnp, Ws, point)``."""
+def jax_burgers_functions(forward, nu: float):
+    """JAX's jitted Burgers functions ``(batched(Ws, xs, ts) -> (u, u_t, u_x, u_xx, r),
+    grad_fn(Ws, xs, ts) -> ((mean r^2, r), grads))``: jit of vmap of per-point jax.grad."""
     import jax
-
-    jax.config.update("jax_enable_x64", True)
     import jax.numpy as jnp
 
     def u(Ws, x, t):
@@ -114,7 +112,18 @@ def jax_burgers(forward, weights, nu: float):
         r = batched(Ws, xs, ts)[-1]
         return jnp.mean(r**2), r
 
-    grad_fn = jax.jit(jax.value_and_grad(mean_r2, has_aux=True))
+    return batched, jax.jit(jax.value_and_grad(mean_r2, has_aux=True))
+
+
+def jax_burgers(forward, weights, nu: float):
+    """JAX's (float64, jit of vmap of per-point jax.grad) Burgers residual terms and loss with its
+    weight gradients, for ``u = forward(jnp, Ws, point)``."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    batched, grad_fn = jax_burgers_functions(forward, nu)
     W = [jnp.asarray(w) for w in weights]
 
     def residual(xs, ts):
