@@ -246,6 +246,15 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # Python's flush at exit must not fail again
         return 0
+    except Exception as exc:  # a bug of symgrad's own: one line, never a traceback of its frames
+        if os.environ.get("SYMGRAD_DEBUG"):
+            raise
+        print(
+            f"symgrad {args.command}: internal error ({type(exc).__name__}: {exc}); please report it "
+            "with the command you ran (SYMGRAD_DEBUG=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return 3
 
 
 if __name__ == "__main__":

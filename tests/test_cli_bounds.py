@@ -84,3 +84,21 @@ def test_binary_and_broken_scripts(tmp_path):
         done = run_cli(command, str(broken))
         assert done.returncode == 1 and "Traceback" not in done.stderr and "cli.py" not in done.stderr
         assert f'File "{broken}", line 2' in done.stderr and "SyntaxError" in done.stderr
+
+
+def test_a_bug_of_symgrads_own_is_one_line_not_a_traceback(monkeypatch, capsys):
+    """Any unexpected exception inside a command (a bug of ours) is one line naming the command and
+    the error, exit code 3; SYMGRAD_DEBUG=1 lets the traceback through for the person fixing it."""
+    from tests.conftest import ROOT
+
+    def broken(*_args, **_kwargs):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(cli, "_explain", broken)
+    monkeypatch.delenv("SYMGRAD_DEBUG", raising=False)
+    assert cli.main(["explain", str(ROOT / "tutorials" / "01_first_order.py")]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "symgrad explain: internal error (KeyError: 'a bug')" in err
+    monkeypatch.setenv("SYMGRAD_DEBUG", "1")
+    with pytest.raises(KeyError):
+        cli.main(["explain", str(ROOT / "tutorials" / "01_first_order.py")])

@@ -19,6 +19,7 @@ from symgrad.closed_form import (
 )
 from symgrad.core.graph import Node, Var, count_ops, topo_order
 from symgrad.core.registry import lookup
+from symgrad.errors import UnboundError
 from symgrad.evaluate import evaluate
 from symgrad.explain.derivation import Derivation, Entry, Explanation, Step
 from symgrad.explain.i18n import phrase
@@ -101,7 +102,7 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
         if longest > MAX_FLAT_CHARS:  # a long flat formula reads better as the chain rule
             flat, exprs, raw = False, {}, {}
             why = phrase("intermediates_long", lang, n=longest)
-    values = dict(zip(list(e.results) + list(seeds), evaluate(list(e.results) + list(seeds), e.env)))
+    values = _bound_values(list(e.results) + list(seeds), e.env)
     title = phrase(f"{e.kind}_title", lang, fn=e.fn_name)
     d = Derivation(title)
 
@@ -140,6 +141,21 @@ def _derivation(e: Episode, episodes: list[Episode], lang: str) -> Derivation:
     else:
         _labelled_steps(d, e, seeds, exprs, values, flat, lang)
     return d
+
+
+def _bound_values(nodes: list[Node], env: dict) -> dict[Node, np.ndarray]:
+    """The numbers of ``nodes`` that have them: a derivative taken of a symbolic placeholder (a
+    PINN's residual at x) has a formula but no value, and is shown without one."""
+    try:
+        return dict(zip(nodes, evaluate(nodes, env)))
+    except UnboundError:
+        found = {}
+        for node in nodes:
+            try:
+                found[node] = evaluate([node], env)[0]
+            except UnboundError:
+                pass
+        return found
 
 
 def _which_latex(out_names, seeded: bool, name: str) -> str:
@@ -225,11 +241,16 @@ def _grad_steps(d, e, seeds, exprs, raw, values, out_names, flat, lang) -> None:
     if seeds:
         entries = []
         for seed, (text, latex) in zip(seeds, out_names):
+            if seed not in values:
+                if seed in exprs:
+                    entries.append(Entry(f"s({text})", rf"s({latex})", exprs[seed]))
+                continue
             v = values[seed]
             mark = "kept" if np.all(v == 1) else "dropped" if np.all(v == 0) else "weighted"
             rhs = exprs.get(seed, v)
             entries.append(Entry(f"s({text})", rf"s({latex})", rhs, f"= {_numbers(v)}, {phrase(mark, lang)}"))
-        d.steps.append(Step(phrase("sens", lang), entries))
+        if entries:
+            d.steps.append(Step(phrase("sens", lang), entries))
     total_text = " + ".join(("s·" if seeds else "") + t for t, _ in out_names)
     total_latex = " + ".join(("s \\cdot " if seeds else "") + lt for _, lt in out_names)
     if len(out_names) > 1:
@@ -247,16 +268,21 @@ def _grad_steps(d, e, seeds, exprs, raw, values, out_names, flat, lang) -> None:
             Entry(f"d({total_text})/d{name}", rf"\frac{{\mathrm{{d}}({total_latex})}}{{\mathrm{{d}}{name}}}", exprs[r])
             for name, r in zip(e.wrt_names, e.results)
         ]))  # fmt: skip
-    d.steps.append(Step(phrase("value", lang), [
+    _value_step(d, lang, [
         Entry(f"d({total_text})/d{name}", rf"\frac{{\mathrm{{d}}({total_latex})}}{{\mathrm{{d}}{name}}}", values[r])
-        for name, r in zip(e.wrt_names, e.results)
-    ]))  # fmt: skip
+        for name, r in zip(e.wrt_names, e.results) if r in values
+    ])  # fmt: skip
+
+
+def _value_step(d: Derivation, lang: str, entries: list[Entry], key: str = "value") -> None:
+    """The numbers step, where any result has numbers (none has, of a symbolic placeholder)."""
+    if entries:
+        d.steps.append(Step(phrase(key, lang), entries))
 
 
 def _jvp_steps(d, e, seeds, exprs, values, flat, lang) -> None:
-    d.steps.append(Step(phrase("tangent", lang), [
-        Entry(f"v({name})", rf"v({name})", exprs.get(s, values[s]), f"= {_numbers(values[s])}")
-        for name, s in zip(e.wrt_names, seeds)
+    d.steps.append(Step(phrase("tangent", lang), [_seed_entry(f"v({name})", rf"v({name})", s, exprs, values)
+        for name, s in zip(e.wrt_names, seeds) if s in exprs or s in values
     ]))  # fmt: skip
     label = "J·v" if len(e.results) == 1 else None
     entries = []
@@ -265,22 +291,28 @@ def _jvp_steps(d, e, seeds, exprs, values, flat, lang) -> None:
         entries.append((text, text.replace("·", r" \cdot "), r))
     if flat:
         d.steps.append(Step(phrase("jvp", lang), [Entry(t, lt, exprs[r]) for t, lt, r in entries]))
-    d.steps.append(Step(phrase("value", lang), [Entry(t, lt, values[r]) for t, lt, r in entries]))
+    _value_step(d, lang, [Entry(t, lt, values[r]) for t, lt, r in entries if r in values])
+
+
+def _seed_entry(text: str, latex: str, seed: Node, exprs: dict, values: dict) -> Entry:
+    """A tangent or path seed: its formula where shown, and its numbers where it has them."""
+    if seed not in values:
+        return Entry(text, latex, exprs[seed])
+    return Entry(text, latex, exprs.get(seed, values[seed]), f"= {_numbers(values[seed])}")
 
 
 def _labelled_steps(d, e, seeds, exprs, values, flat, lang) -> None:
     """Taylor mode and the Laplacian: the path (Taylor), each result's formula, its numbers."""
     if seeds:
-        d.steps.append(Step(phrase("path", lang), [
-            Entry(text, latex, exprs.get(s, values[s]), f"= {_numbers(values[s])}")
-            for (text, latex), s in zip(e.seed_labels, seeds)
+        d.steps.append(Step(phrase("path", lang), [_seed_entry(text, latex, s, exprs, values)
+            for (text, latex), s in zip(e.seed_labels, seeds) if s in exprs or s in values
         ]))  # fmt: skip
     entries = list(zip(e.result_labels, e.results))
     if flat:
         d.steps.append(
             Step(phrase(f"{e.kind}_formula", lang), [Entry(t, lt, exprs[r]) for (t, lt), r in entries])
         )
-    d.steps.append(Step(phrase("result", lang), [Entry(t, lt, values[r]) for (t, lt), r in entries]))
+    _value_step(d, lang, [Entry(t, lt, values[r]) for (t, lt), r in entries if r in values], "result")
 
 
 def _numbers(values: np.ndarray) -> str:
