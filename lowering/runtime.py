@@ -172,6 +172,25 @@ class ArrayRuntime:
             return getattr(scipy.special, name)(x.astype("float64")).astype(x.dtype)
         return getattr(scipy.special, name)(x)
 
+    def lgamma(self, x):
+        """log|Gamma(x)|: the library's own (PyTorch, MindSpore), else SciPy's gammaln, else ``math.lgamma``."""
+        if getattr(self.xp, "lgamma", None) is None and _scipy_special() is not None:
+            return _scipy_special().gammaln(x)
+        return self._special("lgamma", x)
+
+    def polygamma(self, x, n):
+        """The order-``n`` derivative of digamma: the library's own, else SciPy's."""
+        order = int(n)
+        own = getattr(self.xp, "polygamma", None)
+        if own is not None:  # PyTorch and MindSpore take the order first
+            return own(order, x)
+        return _needs_scipy("polygamma").polygamma(order, x)
+
+    def erfinv(self, x):
+        """The inverse error function: the library's own, else SciPy's."""
+        own = getattr(self.xp, "erfinv", None)
+        return own(x) if own is not None else _needs_scipy("erfinv").erfinv(x)
+
     def softplus(self, x):
         """log(1 + exp(x)) without overflow: max(x, 0) + log1p(exp(-|x|))."""
         xp = self.xp
@@ -209,3 +228,24 @@ class ArrayRuntime:
 
     def scalar(self, value, dtype: str):
         return self.xp.asarray(value, dtype=dtype)
+
+
+def _scipy_special():
+    """``scipy.special``, or None where SciPy is not installed."""
+    try:
+        import scipy.special
+    except ImportError:
+        return None
+    return scipy.special
+
+
+def _needs_scipy(op: str):
+    """``scipy.special`` for ``op`` on the NumPy backend, or an error saying what to install."""
+    special = _scipy_special()
+    if special is None:
+        from symgrad.errors import FrameworkMissing
+
+        raise FrameworkMissing(
+            f"{op} on the numpy backend needs SciPy (pip install scipy); the c backend has its own"
+        )
+    return special

@@ -83,3 +83,10 @@ def test_float32_graphs_compute_in_float(cupy_double, rng):
     points = rng.normal(size=(50, 2)).astype(np.float32)
     fused = _same([out], [x], [points], rtol=1e-5)
     assert "computes in float" in fused.source
+
+
+def test_special_functions_of_symgrads_own_compile_for_the_device(cupy_double, rng):
+    """polygamma is a C function of symgrad's own: the CUDA source carries it as a device function."""
+    x = symgrad.placeholder("x")
+    points = np.concatenate([rng.uniform(-5.5, 9, 200), [0.0, -2.0, 0.5]])
+    _same([ops.polygamma(0, x), ops.polygamma(3, x), ops.lgamma(x)], [x], [points], rtol=1e-11)

@@ -137,8 +137,8 @@ def test_a_pinn_residual_with_jax_hessian_is_verified_end_to_end():
 
 
 def test_a_primitive_with_no_row_is_named_with_the_supported_list():
-    program = from_jax(lambda x: jax.lax.lgamma(x).sum(), _x3())
-    with pytest.raises(OpError, match=r"JAX primitive 'lgamma' .* has no row.*dot_general.*tanh"):
+    program = from_jax(lambda x: jax.lax.igamma(x, x).sum(), _x3())
+    with pytest.raises(OpError, match=r"JAX primitive 'igamma' .* has no row.*dot_general.*tanh"):
         program(symgrad.Tensor(np.asarray(_x3())))
 
 
@@ -358,9 +358,9 @@ def test_constant_subcomputations_symgrad_cannot_hold_are_computed_by_jax():
         (lambda x, k: jnp.sum(x * jax.random.normal(k, x.shape)), [_x3, lambda: jax.random.key(0)],
          r"input 'k' has the PRNG key dtype key<fry>.*pass the noise as an argument"),
         (lambda x: (jnp.sum(x), jax.random.key(0)), [_x3], r"output 1 has the PRNG key dtype"),
-        (lambda x: jnp.sum(jax.lax.erf_inv(x)), [_x3], r"JAX primitive 'erf_inv' .* has no row"),
+        (lambda x: jnp.sum(jax.lax.igamma(x, x)), [_x3], r"JAX primitive 'igamma' .* has no row"),
     ],
-    ids=["complex_cast", "complex_literal", "bfloat16", "complex_input", "key_input", "key_output", "erf_inv"],
+    ids=["complex_cast", "complex_literal", "bfloat16", "complex_input", "key_input", "key_output", "igamma"],
 )  # fmt: skip
 def test_unknown_dtypes_and_primitives_are_refused_by_name(f, args, message):
     inputs = [make() for make in args]

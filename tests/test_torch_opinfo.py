@@ -37,7 +37,7 @@ ZOO = {
     "round", "floor", "nn.functional.embedding", "nn.functional.interpolate.bilinear", "cumprod",
     "logcumsumexp", "cummax", "linalg.det", "linalg.inv", "scatter_add", "nn.functional.bilinear",
 }  # fmt: skip
-FLOOR = 0.90  # measured on this sample: see the module's run in the report
+FLOOR = 0.93  # measured on this sample: 95 of 102 applicable (2026-11-26)
 
 
 @pytest.fixture(scope="module")

@@ -27,13 +27,15 @@ def program(printer: PointPrinter) -> PointProgram:
         "#define STATIC static __device__ const",
         "#define SIMD_SUM",
         '#define UNROLL_BLOCK _Pragma("unroll")',
-        "#ifndef INFINITY",  # nvcc includes math.h itself; NVRTC includes nothing
-        "#define INFINITY __builtin_huge_val()",
-        '#define NAN __builtin_nan("")',
+        "#ifndef INFINITY",  # nvcc includes math.h itself; NVRTC includes nothing and has no
+        "#define INFINITY (1.0 / 0.0)",  # __builtin_huge_val (seen on an H200): these two compile
+        "#define NAN (0.0 / 0.0)",  # there, in static tables too
         "#endif",
         "typedef long long idx_t;",
         *cast_macros(),
         *printer.statics,
+        # symgrad's own C functions (polygamma, erfinv, ...), compiled for the device
+        *(f.replace("static inline", "static __device__ inline", 1) for f in printer.functions.values()),
     ]
     params = [f"const {real} *in{k}, idx_t stride{k}" for k in range(len(printer.args))]
     params += [f"{real} *out{j}" for j in range(len(printer.outputs))]

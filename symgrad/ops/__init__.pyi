@@ -30,6 +30,7 @@ from symgrad.ops.built_from_rows import clamp as clamp
 from symgrad.ops.built_from_rows import clip_by_value as clip_by_value
 from symgrad.ops.built_from_rows import conv2d as conv2d
 from symgrad.ops.built_from_rows import cumsum as cumsum
+from symgrad.ops.built_from_rows import digamma as digamma
 from symgrad.ops.built_from_rows import einsum as einsum
 from symgrad.ops.built_from_rows import elu as elu
 from symgrad.ops.built_from_rows import gather as gather
@@ -38,6 +39,7 @@ from symgrad.ops.built_from_rows import leaky_relu as leaky_relu
 from symgrad.ops.built_from_rows import log_softmax as log_softmax
 from symgrad.ops.built_from_rows import logsumexp as logsumexp
 from symgrad.ops.built_from_rows import norm as norm
+from symgrad.ops.built_from_rows import polygamma as polygamma
 from symgrad.ops.built_from_rows import prod as prod
 from symgrad.ops.built_from_rows import reduce_min as reduce_min
 from symgrad.ops.built_from_rows import select as select
@@ -157,6 +159,7 @@ from symgrad.ops.primitives import Cast as Cast
 from symgrad.ops.primitives import Concat as Concat
 from symgrad.ops.primitives import Conv2D as Conv2D
 from symgrad.ops.primitives import CumSum as CumSum
+from symgrad.ops.primitives import Digamma as Digamma
 from symgrad.ops.primitives import Einsum as Einsum
 from symgrad.ops.primitives import Elu as Elu
 from symgrad.ops.primitives import ExpandDims as ExpandDims
@@ -165,6 +168,7 @@ from symgrad.ops.primitives import GeLU as GeLU
 from symgrad.ops.primitives import LogSoftmax as LogSoftmax
 from symgrad.ops.primitives import MatMul as MatMul
 from symgrad.ops.primitives import OnesLike as OnesLike
+from symgrad.ops.primitives import Polygamma as Polygamma
 from symgrad.ops.primitives import Primitive as Primitive
 from symgrad.ops.primitives import ReduceMax as ReduceMax
 from symgrad.ops.primitives import ReduceMean as ReduceMean
@@ -260,6 +264,8 @@ class Erf(_Primitive):
     def __call__(self, x: _Operand) -> _Tensor: ...
 class Erfc(_Primitive):
     def __call__(self, x: _Operand) -> _Tensor: ...
+class Erfinv(_Primitive):
+    def __call__(self, x: _Operand) -> _Tensor: ...
 class Exp(_Primitive):
     def __call__(self, x: _Operand) -> _Tensor: ...
 class Expm1(_Primitive):
@@ -284,6 +290,8 @@ class Less(_Primitive):
     def __call__(self, x: _Operand, y: _Operand) -> _Tensor: ...
 class LessEqual(_Primitive):
     def __call__(self, x: _Operand, y: _Operand) -> _Tensor: ...
+class Lgamma(_Primitive):
+    def __call__(self, x: _Operand) -> _Tensor: ...
 class Log(_Primitive):
     def __call__(self, x: _Operand) -> _Tensor: ...
 class Log1p(_Primitive):
@@ -364,6 +372,7 @@ def eq(x: _Operand, y: _Operand) -> _Tensor: ...
 def equal(x: _Operand, y: _Operand) -> _Tensor: ...
 def erf(x: _Operand) -> _Tensor: ...
 def erfc(x: _Operand) -> _Tensor: ...
+def erfinv(x: _Operand) -> _Tensor: ...
 def exp(x: _Operand) -> _Tensor: ...
 def expm1(x: _Operand) -> _Tensor: ...
 def floor(x: _Operand) -> _Tensor: ...
@@ -376,6 +385,7 @@ def gt(x: _Operand, y: _Operand) -> _Tensor: ...
 def le(x: _Operand, y: _Operand) -> _Tensor: ...
 def less(x: _Operand, y: _Operand) -> _Tensor: ...
 def less_equal(x: _Operand, y: _Operand) -> _Tensor: ...
+def lgamma(x: _Operand) -> _Tensor: ...
 def log(x: _Operand) -> _Tensor: ...
 def log1p(x: _Operand) -> _Tensor: ...
 def lt(x: _Operand, y: _Operand) -> _Tensor: ...
@@ -441,6 +451,7 @@ __all__ = [
     "CumSum",
     "DType",
     "Depend",
+    "Digamma",
     "Div",
     "Einsum",
     "Elu",
@@ -448,6 +459,7 @@ __all__ = [
     "Equal",
     "Erf",
     "Erfc",
+    "Erfinv",
     "Exp",
     "ExpandDims",
     "Expm1",
@@ -474,6 +486,7 @@ __all__ = [
     "L2Normalize",
     "Less",
     "LessEqual",
+    "Lgamma",
     "LinSpace",
     "Log",
     "Log1p",
@@ -494,6 +507,7 @@ __all__ = [
     "OnesLike",
     "Pad",
     "Partial",
+    "Polygamma",
     "Pow",
     "Primitive",
     "Print",
@@ -596,6 +610,7 @@ __all__ = [
     "deg2rad",
     "depend",
     "derivative",
+    "digamma",
     "div",
     "dot",
     "dtype",
@@ -605,6 +620,7 @@ __all__ = [
     "equal",
     "erf",
     "erfc",
+    "erfinv",
     "exp",
     "exp2",
     "expand_dims",
@@ -650,6 +666,7 @@ __all__ = [
     "leaky_relu",
     "less",
     "less_equal",
+    "lgamma",
     "linearize",
     "linspace",
     "log",
@@ -688,6 +705,7 @@ __all__ = [
     "pad",
     "partial",
     "permute",
+    "polygamma",
     "pow",
     "prelu",
     "print_",

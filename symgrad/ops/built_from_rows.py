@@ -119,6 +119,22 @@ def bessel_i0(x) -> Tensor:
     return F.as_tensor(x, "BesselI0", "x")._op("bessel_i", params=(0,))
 
 
+def digamma(input) -> Tensor:  # noqa: A002 (MindSpore's name)
+    """psi(x) = d/dx log Gamma(x) (``mindspore.ops.digamma``)."""
+    return F.as_tensor(input, "Digamma", "input")._op("polygamma", params=(0,))
+
+
+def polygamma(n, input) -> Tensor:  # noqa: A002 (MindSpore's name)
+    """The order-``n`` derivative of digamma (``mindspore.ops.polygamma(n, input)``; n a whole
+    number >= 0, a Python int or a one-element Tensor)."""
+    order = n.asnumpy().item() if hasattr(n, "asnumpy") else n
+    if isinstance(order, float) and order.is_integer():
+        order = int(order)
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or order < 0:
+        raise TypeError(f"Polygamma: n must be a whole number >= 0, got {n!r}")
+    return F.as_tensor(input, "Polygamma", "input")._op("polygamma", params=(int(order),))
+
+
 def bessel_i1(x) -> Tensor:
     """The modified Bessel function of the first kind of order 1, I1(x)."""
     return F.as_tensor(x, "BesselI1", "x")._op("bessel_i", params=(1,))
@@ -377,6 +393,8 @@ __all__ = sorted(
         "bessel_i0",
         "bessel_i1",
         "bias_add",
+        "digamma",
+        "polygamma",
         "conv2d",
         "cumsum",
         "gather",

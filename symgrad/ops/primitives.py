@@ -183,6 +183,20 @@ class BesselI0(Primitive):
         return C.bessel_i0(x)
 
 
+class Digamma(Primitive):
+    """``Digamma()(x)``: psi(x)."""
+
+    def __call__(self, x):
+        return C.digamma(x)
+
+
+class Polygamma(Primitive):
+    """``Polygamma()(n, x)``: the order-``n`` derivative of digamma."""
+
+    def __call__(self, n, x):
+        return C.polygamma(n, x)
+
+
 class BesselI1(Primitive):
     """``BesselI1()(x)``: I1(x)."""
 
@@ -380,6 +394,8 @@ __all__ = sorted(
         "BesselI0",
         "BesselI1",
         "Conv2D",
+        "Digamma",
+        "Polygamma",
         "CumSum",
         "Gather",
         "Elu",

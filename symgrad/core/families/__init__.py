@@ -7,6 +7,7 @@ from symgrad.core.families import (  # noqa: F401
     custom,
     linalg,
     nondiff,
+    special,
     structural,
     transcendental,
 )
