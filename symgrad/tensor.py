@@ -19,7 +19,6 @@ from symgrad import observed
 from symgrad.core.families.conversion import cast
 from symgrad.core.families.linalg import matmul
 from symgrad.core.families.structural import (
-    _indexed_shape,
     broadcast_to,
     getitem,
     index_to_python,
@@ -28,6 +27,7 @@ from symgrad.core.families.structural import (
     reshape,
     transpose,
 )
+from symgrad.core.families.structural.builders import _indexed_shape
 from symgrad.core.graph import Const, Node, const, free_vars
 from symgrad.core.registry import OPS, make_node
 from symgrad.errors import OpError

@@ -1,5 +1,6 @@
 """The house rules of the source tree (issue 32): no import circles, nothing imported from above
-(core and lowering know nothing of the layers built on them), lowering's files and functions short."""
+(core and lowering know nothing of the layers built on them), the core imports no framework (issue
+44), lowering's files and functions short."""
 
 from __future__ import annotations
 
@@ -123,6 +124,39 @@ def test_core_and_lowering_import_nothing_built_on_them():
                 top, lazy = _imports(path, modules)
                 wrong += [f"{name} -> {m}" for m in top | lazy if not m.startswith(below)]
     assert wrong == []
+
+
+FRAMEWORKS = ("jax", "jaxlib", "torch", "mindspore", "tensorflow", "cupy")
+
+
+def _framework_imports(source: str) -> list[tuple[int, str]]:
+    """(line, module) of each import of a framework in ``source``, at any depth (inside functions
+    and ``if`` blocks too)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        else:
+            continue
+        found += [(node.lineno, name) for name in names if name.split(".")[0] in FRAMEWORKS]
+    return found
+
+
+def test_the_framework_import_finder_finds_imports_inside_functions():
+    source = "import numpy\nimport jaxtyping\n\ndef f():\n    from jax import lax\n    if True:\n        import torch.nn as nn\n"
+    assert _framework_imports(source) == [(5, "jax"), (7, "torch.nn")]
+
+
+def test_core_imports_no_framework():
+    """symgrad/core holds what ops mean; PyTorch's and JAX's conventions are the importers'."""
+    wrong = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in sorted((ROOT / "symgrad" / "core").rglob("*.py"))
+        for line, name in _framework_imports(path.read_text())
+    ]
+    assert wrong == [], "move these to symgrad/importers:\n" + "\n".join(wrong)
 
 
 def test_lowering_files_and_functions_stay_short():

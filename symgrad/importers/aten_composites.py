@@ -177,7 +177,7 @@ def _safe_softmax(x: Node, dim: int, dtype=None) -> Node:
 
 def _std_mean(x: Node, *args, **kwargs) -> tuple[Node, Node]:
     """aten.std_mean: the square root of var_mean's variance, and the mean."""
-    from symgrad.core.families.structural import _aten_var_mean
+    from symgrad.importers.aten_structural import _aten_var_mean
 
     variance, mean = _aten_var_mean(x, *args, **kwargs)
     return apply("sqrt", variance), mean
@@ -336,7 +336,7 @@ def _hinge_embedding_loss(x, target, margin: float = 1.0, reduction: int = 1) ->
 
 def _tensor_split(x: Node, indices_or_sections, dim: int = 0) -> tuple[Node, ...]:
     """aten.tensor_split with a tensor of split points (a constant) or a count of sections."""
-    from symgrad.core.families.structural import _constant_indices
+    from symgrad.importers.picks import _constant_indices
 
     points = np.asarray(_constant_indices(indices_or_sections, "aten.tensor_split")).reshape(-1)
     dim %= x.ndim

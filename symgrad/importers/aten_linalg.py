@@ -16,7 +16,6 @@ import numpy as np
 from symgrad.core.families.arithmetic import picked
 from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import (
-    _constant_indices,
     broadcast_to,
     full,
     getitem,
@@ -28,6 +27,7 @@ from symgrad.core.families.structural import (
 from symgrad.core.graph import Node
 from symgrad.core.registry import Imported, apply, aten
 from symgrad.errors import OpError
+from symgrad.importers.picks import _constant_indices
 
 _MAX_ORDER = 64  # matrices up to this order (the elimination is unrolled: n^3 / 3 nodes' worth)
 

@@ -14,18 +14,11 @@ import math
 
 import numpy as np
 
-from symgrad.core.families.structural import (
-    _constant_indices,
-    _landed_updates,
-    _picked,
-    _picked_or_zero,
-    broadcast_to,
-    full,
-    reshape,
-)
+from symgrad.core.families.structural import broadcast_to, full, reshape
 from symgrad.core.graph import Node, const
 from symgrad.core.registry import Imported, apply, aten
 from symgrad.errors import OpError
+from symgrad.importers.picks import _constant_indices, _landed_updates, _picked, _picked_or_zero
 
 _COMBINE = {"prod": "mul", "multiply": "mul", "amax": "maximum", "amin": "minimum"}
 

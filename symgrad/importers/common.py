@@ -1,13 +1,18 @@
-"""What every importer does with one recorded op: build it from its row, check it against the record."""
+"""What every importer does with one recorded op: find it in the import table (the rows' spellings,
+the structural rows' from ``aten_structural`` and ``lax_structural`` among them, and the
+compositions), build it from its row, check it against the record."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
 from symgrad.core.families.conversion import cast
 from symgrad.core.graph import Node, const
-from symgrad.core.registry import Imported, OpDef, imports_of, make_node
+from symgrad.core.registry import OPS, Imported, OpDef, imports_of, lookup, make_node
 from symgrad.errors import OpError
+from symgrad.importers import aten_structural, lax_structural
 
 
 def build(op: OpDef | None, entry: Imported, args, kwargs: dict, who: str) -> Node:
@@ -35,18 +40,32 @@ def as_recorded(node: Node, shape: tuple, dtype, who: str, what: str) -> Node:
     return cast(node, np.dtype(dtype))
 
 
+def add_imports(rows: dict[str, tuple[Imported, ...]]) -> None:
+    """Put framework spellings on the op table's rows (``OpDef.imports``, which ``imports_of``
+    reads): rows whose spellings need a framework's argument conventions get them from the importer
+    module that knows those conventions, so the core knows no framework."""
+    for row, entries in rows.items():
+        op = lookup(row)
+        OPS[row] = dataclasses.replace(op, imports=op.imports + entries)
+
+
 def import_table(framework: str) -> dict[str, tuple[OpDef | None, Imported]]:
     """Every op ``framework`` can name: the rows' own spellings (``imports_of``) and the
-    compositions of several rows (``aten_composites``, ``aten_scatter``, ``aten_linalg``; ``lax_composites``), each name once."""
-    from symgrad.importers import aten_composites, aten_linalg, aten_scatter, lax_composites
+    compositions of several rows (``aten_composites``, ``aten_scatter``, ``aten_linalg``; ``lax_composites``,
+    ``lax_conv``), each name once."""
+    from symgrad.importers import aten_composites, aten_linalg, aten_scatter, lax_composites, lax_conv
 
     table: dict[str, tuple[OpDef | None, Imported]] = dict(imports_of(framework))
     composed = {
         "aten": (*aten_composites.ATEN, *aten_scatter.ATEN, *aten_linalg.ATEN),
-        "jax": lax_composites.LAX,
+        "jax": (*lax_composites.LAX, *lax_conv.LAX),
     }
     for entry in composed.get(framework, ()):
         if entry.name in table:
             raise ValueError(f"{framework} op {entry.name!r} has a row and a composition")
         table[entry.name] = (None, entry)
     return table
+
+
+add_imports(aten_structural.ATEN)
+add_imports(lax_structural.LAX)

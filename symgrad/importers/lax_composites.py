@@ -13,12 +13,13 @@ import numpy as np
 
 from symgrad.core.families.arithmetic import _aten_argmax, _aten_sort, _aten_topk
 from symgrad.core.families.conversion import cast
-from symgrad.core.families.structural import _reversed, fold, padded, windows
+from symgrad.core.families.structural import fold, padded, windows
 from symgrad.core.graph import Node
 from symgrad.core.registry import Imported, apply, lax
 from symgrad.errors import OpError
 from symgrad.importers import aten_composites as ac
 from symgrad.importers import aten_linalg as al
+from symgrad.importers.aten_structural import _reversed
 
 
 def _cumulative(build):
@@ -74,7 +75,8 @@ def _reduce_window(fill: float, combine: str):
 
 def _pad(x: Node, value: Node, padding_config) -> Node:
     """lax.pad: (low, high, interior) per axis; negative low/high crop."""
-    from symgrad.core.families.structural import _aten_constant_pad_nd, along, getitem, stack
+    from symgrad.core.families.structural import along, getitem, stack
+    from symgrad.importers.aten_structural import _aten_constant_pad_nd
 
     for axis, (_, _, interior) in enumerate(padding_config):
         if interior and x.shape[axis] > 1:
@@ -88,7 +90,7 @@ def _pad(x: Node, value: Node, padding_config) -> Node:
     flat = [p for low, high, _ in reversed(padding_config) for p in (low, high)]
     constant = value if not isinstance(value, Node) else None
     if constant is None:
-        from symgrad.core.families.structural import constant_value
+        from symgrad.importers.picks import constant_value
 
         known = constant_value(value)
         if known is None:

@@ -26,11 +26,11 @@ import numpy as np
 
 from symgrad.autodiff.tracing import input_names
 from symgrad.core.families.conversion import cast
-from symgrad.core.families.structural import constant_value
 from symgrad.core.graph import Node, const
 from symgrad.core.registry import make_node
 from symgrad.errors import OpError
 from symgrad.importers.common import as_recorded, build, import_table
+from symgrad.importers.picks import constant_value
 from symgrad.nn.cell import Cell
 from symgrad.parameter import Parameter
 from symgrad.tensor import Tensor, merge_env

@@ -13,17 +13,8 @@ import numpy as np
 import sympy
 
 from symgrad.core.families._elementwise import elementwise
-from symgrad.core.families.structural import (
-    adaptive_windows,
-    along,
-    fold,
-    full,
-    getitem,
-    per_axis,
-    pooling_windows,
-    reshape,
-    stack,
-)
+from symgrad.core.families.structural.builders import along, fold, full, getitem, reshape, stack
+from symgrad.core.families.structural.windows import adaptive_windows, per_axis, pooling_windows
 from symgrad.core.graph import Node
 from symgrad.core.registry import (
     ELEMENTWISE,

@@ -11,20 +11,18 @@ import math
 import numpy as np
 import sympy
 
-from symgrad.core.families.structural import (
+from symgrad.core.families.structural.builders import (
     broadcast_to,
     concatenate,
     fold,
     getitem,
     normalize_index,
-    padded,
-    per_axis,
     reduce_sum,
     reshape,
     stack,
     transpose,
-    windows,
 )
+from symgrad.core.families.structural.windows import padded, per_axis, windows
 from symgrad.core.graph import Const, Node, const
 from symgrad.core.registry import (
     CONTRACTION,

@@ -15,7 +15,14 @@ import sympy
 
 from symgrad.core.families._elementwise import elementwise
 from symgrad.core.families.conversion import cast
-from symgrad.core.families.structural import aten_dims, fold, full, normalize_axes, reduce_sum, reshape
+from symgrad.core.families.structural.builders import (
+    aten_dims,
+    fold,
+    full,
+    normalize_axes,
+    reduce_sum,
+    reshape,
+)
 from symgrad.core.graph import Node
 from symgrad.core.registry import Api, apply, aten, lax
 from symgrad.errors import OpError

@@ -1,0 +1,91 @@
+"""Picks by constant integer indices (advanced indexing, index_select, gather, embedding, JAX's
+gathers and scatters): one getitem per element of the result, stacked, so exact derivatives
+(repeated picks add up) come from the rows already there. The indices are data of the program (a
+buffer, a literal); indices computed from the inputs have no row."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from symgrad.core.families.structural import full, getitem, reshape, stack
+from symgrad.core.graph import Const, Node, const
+from symgrad.core.registry import LINEAR, apply, lookup, make_node
+from symgrad.errors import OpError
+
+
+def _constant_indices(index: Node, who: str) -> np.ndarray:
+    value = constant_value(index)
+    kind = (index.dtype or np.asarray(value).dtype).kind if value is not None else ""  # a literal: its own
+    if value is None or kind not in ("i", "u", "b"):
+        raise OpError(
+            f"{who}: the indices must be integer constants of the program (a buffer, a literal, or "
+            f"a slice, view or reshape of one); got {index} (indices computed from the inputs are not supported)"
+        )
+    return value
+
+
+def constant_value(node: Node) -> np.ndarray | None:
+    """The value of a constant, or of structural ops (slices, views, detach) of constants; else None."""
+    if isinstance(node, Const):
+        return np.asarray(node.value)
+    if not node.args:  # an input
+        return None
+    op = lookup(node.op)
+    if op.passes_value:  # stop_gradient (PyTorch's detach of a literal)
+        return constant_value(node.args[0])
+    if op.kind != LINEAR:
+        return None
+    values = [constant_value(a) for a in node.args]
+    if any(v is None for v in values):
+        return None
+    return np.asarray(op.sympy(values, node))
+
+
+def _element_numbers(shape) -> np.ndarray:
+    """Each element's position in the flat order, laid out in ``shape``."""
+    return np.arange(math.prod(shape)).reshape(shape)
+
+
+MAX_PICKS = 100_000  # elements a pick builds one node each for (past it: an error, not a long wait)
+
+
+def _picked(x: Node, sources: np.ndarray, frozen: np.ndarray | None = None) -> Node:
+    """The node whose element at each position of ``sources`` is element ``sources[...]`` of flat
+    ``x``; where ``frozen`` holds, that element passes no gradient (stop_gradient)."""
+    if sources.size > MAX_PICKS:
+        raise OpError(
+            f"a pick of {sources.size} elements (shape {sources.shape}) from a tensor of shape {x.shape}: "
+            f"symgrad builds one node per picked element, at most {MAX_PICKS}"
+        )
+    if sources.size == 0:
+        return full(sources.shape, 0, x.dtype or np.float64)
+    flat = reshape(x, (math.prod(x.shape),))
+    items = [getitem(flat, (int(k),)) for k in sources.ravel()]
+    if frozen is not None:
+        items = [apply("stop_gradient", item) if f else item for item, f in zip(items, frozen.ravel())]
+    return reshape(stack(items, 0), sources.shape)
+
+
+def _picked_or_zero(x: Node, numbers: np.ndarray) -> Node:
+    """``_picked`` with zeros where ``numbers`` is negative (a gather's dropped indices)."""
+    mask = numbers >= 0
+    picked = _picked(x, np.where(mask, numbers, 0))
+    return apply("mul", picked, const(mask.astype(x.dtype or np.float64)))
+
+
+def _numbers_picked(who: str, pick) -> np.ndarray:
+    """``pick()`` on an array of element numbers, its out-of-range indices reported as ``who``'s."""
+    try:
+        return np.asarray(pick())
+    except IndexError as e:
+        raise OpError(f"{who}: {e}") from None
+
+
+def _landed_updates(x: Node, landed: np.ndarray, updates: Node) -> Node:
+    """The updates placed where ``landed`` (x's size by the updates' count, 0/1) puts them, in x's shape."""
+    matrix = const(landed.astype(x.dtype or np.float64))
+    return reshape(
+        make_node("matmul", (matrix, reshape(updates, (landed.shape[1],))), (False, False)), x.shape
+    )
