@@ -5,7 +5,8 @@ Write a ``nn.Cell`` as in MindSpore; ``ops.GradOperation``, ``ops.grad``, ``jvp`
 derivative and whose numbers come from a compiled kernel (see ``lowering``).
 """
 
-from symgrad import context, dtype, nn, ops, train
+from symgrad import amp, context, dtype, nn, ops, train
+from symgrad.amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from symgrad.autodiff.api import grad, hessian, jacfwd, jacrev, jvp, laplacian, value_and_grad, vjp
 from symgrad.autodiff.taylor import derivatives
 from symgrad.closed_form import closed_form
@@ -93,6 +94,10 @@ __all__ = [
     "Callback",
     "LossMonitor",
     "Model",
+    "amp",
+    "DynamicLossScaleManager",
+    "FixedLossScaleManager",
+    "LossScaleManager",
     "ParallelMode",
     "get_auto_parallel_context",
     "lazy_inline",

@@ -559,7 +559,7 @@ def test_seq_length_stops_each_row_at_its_length(cls):
     "cls, layers, bidirectional, batch_first, has_bias, with_hx, lengths",
     [
         (c, *rest)
-        for c in ("LSTM", "GRU")
+        for c in ("LSTM", "GRU", "RNN", "RNN-relu")
         for rest in (
             (1, False, False, True, False, None),
             (1, True, True, True, True, None),
@@ -578,8 +578,9 @@ def test_recurrent_layers_as_mindspore(
     hx = [rng.normal(size=(layers * (2 if bidirectional else 1), 2, 4)).astype(np.float32) for _ in range(2)]
     kwargs = dict(num_layers=layers, bidirectional=bidirectional, batch_first=batch_first, has_bias=has_bias)
     results = []
+    name, extra = ("RNN", {"nonlinearity": "relu"}) if cls == "RNN-relu" else (cls, {})
     for lib in (ms, symgrad):
-        net = getattr(lib.nn, cls)(3, 4, **kwargs)
+        net = getattr(lib.nn, name)(3, 4, **kwargs, **extra)
         for k, p in enumerate(net.get_parameters()):
             p.set_data(
                 lib.Tensor((np.sin(np.arange(p.size) * 0.3 + k) * 0.5).astype(np.float32).reshape(p.shape))

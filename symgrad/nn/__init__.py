@@ -59,10 +59,15 @@ from symgrad.nn.loss import (
     SmoothL1Loss,
     SoftmaxCrossEntropyWithLogits,
 )
-from symgrad.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from symgrad.nn.loss_scale import (
+    DynamicLossScaleUpdateCell,
+    FixedLossScaleUpdateCell,
+    TrainOneStepWithLossScaleCell,
+)
+from symgrad.nn.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm, Norm
 from symgrad.nn.optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer
 from symgrad.nn.pooling import AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
-from symgrad.nn.recurrent import GRU, LSTM
+from symgrad.nn.recurrent import GRU, LSTM, RNN
 from symgrad.nn.rmsprop import RMSProp
 from symgrad.nn.simple_cells import (
     ConstantPad1d,
@@ -137,6 +142,13 @@ __all__ = [
     "Flatten",
     "GRU",
     "LSTM",
+    "RNN",
+    "DynamicLossScaleUpdateCell",
+    "FixedLossScaleUpdateCell",
+    "TrainOneStepWithLossScaleCell",
+    "BatchNorm3d",
+    "GroupNorm",
+    "Norm",
     "MaxPool1d",
     "MaxPool2d",
     # training: optimizers, learning rates, losses

@@ -8,12 +8,9 @@ call share its mask, and ``jit`` runs such a call in full each time, so every ca
 
 from __future__ import annotations
 
-import numpy as np
-
 from symgrad import dtype as mstype
-from symgrad import observed, seeding
 from symgrad.nn.cell import Cell
-from symgrad.tensor import Tensor
+from symgrad.ops.random import kept
 
 
 class Dropout(Cell):
@@ -44,16 +41,8 @@ class Dropout(Cell):
     def construct(self, x):
         if not self.training or self.keep_prob == 1 or self.p == 0:
             return x
-        if not isinstance(x, Tensor) or not x.dtype.is_float:
-            got = f"Tensor[{x.dtype}]" if isinstance(x, Tensor) else type(x).__name__
-            raise TypeError(
-                f"For 'Dropout', the input must be a float16, float32 or float64 Tensor, but got {got}."
-            )
         keep = 1.0 - self.p if self.p is not None else self.keep_prob
-        kept = seeding.stream("dropout").random(x.shape) < keep
-        observed.note_state_change()  # the generator moved: jit must not reuse this call's mask
-        scale = np.asarray(1.0 / keep, np.float32).astype(x.dtype.np)
-        return x * Tensor(np.where(kept, scale, np.zeros((), x.dtype.np)).astype(x.dtype.np))
+        return x * kept(x, keep, None, "Dropout")
 
 
 __all__ = ["Dropout"]

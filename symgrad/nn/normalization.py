@@ -1,4 +1,5 @@
-"""Normalisation layers: ``BatchNorm1d``, ``BatchNorm2d`` and ``LayerNorm``, as MindSpore's."""
+"""Normalisation layers: ``BatchNorm1d``, ``BatchNorm2d``, ``BatchNorm3d``, ``LayerNorm``,
+``GroupNorm`` and ``Norm``, as MindSpore's."""
 
 from __future__ import annotations
 
@@ -81,6 +82,102 @@ class BatchNorm2d(_BatchNorm):
     ranks = (4,)
 
 
+class BatchNorm3d(Cell):
+    """Batch normalisation of NCDHW inputs over N, D, H and W: MindSpore's, a ``BatchNorm2d``
+    named ``bn2d`` (so its Parameters are ``bn2d.gamma``, ...) on the input seen as N, C, D*H, W."""
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float = 0.9,
+        affine: bool = True,
+        gamma_init="ones",
+        beta_init="zeros",
+        moving_mean_init="zeros",
+        moving_var_init="ones",
+        use_batch_statistics=None,
+        dtype=mstype.float32,
+    ):
+        super().__init__()
+        self.bn2d = BatchNorm2d(
+            num_features, eps, momentum, affine, gamma_init, beta_init, moving_mean_init, moving_var_init,
+            use_batch_statistics, "NCHW", dtype,
+        )  # fmt: skip
+
+    def construct(self, x):
+        if x.ndim != 5:
+            raise OpError(f"BatchNorm3d: input must have rank 5 (N, C, D, H, W), got shape {x.shape}")
+        n, c, d, h, w = x.shape
+        return self.bn2d(x.reshape((n, c, d * h, w))).reshape((n, c, d, h, w))
+
+
+class GroupNorm(Cell):
+    """``gamma * (x - mean) / sqrt(var + eps) + beta`` with the statistics of each of
+    ``num_groups`` groups of channels per sample (the biased variance), ``gamma`` and ``beta``
+    per channel, as MindSpore's ``nn.GroupNorm`` on (N, C, ...) inputs."""
+
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        gamma_init="ones",
+        beta_init="zeros",
+        dtype=mstype.float32,
+    ):
+        super().__init__()
+        for name, value in (("num_groups", num_groups), ("num_channels", num_channels)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise TypeError(f"GroupNorm: {name} must be a positive int, got {value!r}")
+        if num_channels % num_groups:
+            raise ValueError(
+                f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
+            )
+        self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
+        np_dtype = mstype.to_dtype(dtype).np
+
+        def parameter(init, name: str) -> Parameter:
+            value = initial_value(init, (num_channels,), num_channels, "GroupNorm").astype(np_dtype)
+            return Parameter(value, name=name, requires_grad=affine)
+
+        self.gamma, self.beta = parameter(gamma_init, "gamma"), parameter(beta_init, "beta")
+
+    def construct(self, x):
+        if x.ndim < 2 or x.shape[1] != self.num_channels:
+            raise OpError(f"GroupNorm: input must be (N, {self.num_channels}, ...), got shape {x.shape}")
+        grouped = x.reshape((x.shape[0], self.num_groups, -1))
+        mean = ops.mean(grouped, 2, keep_dims=True)
+        centred = grouped - mean
+        variance = ops.mean(ops.square(centred), 2, keep_dims=True)
+        y = (centred / ops.sqrt(variance + self.eps)).reshape(x.shape)
+        per_channel = (self.num_channels,) + (1,) * (x.ndim - 2)
+        return y * self.gamma.astype(x.dtype).reshape(per_channel) + self.beta.astype(x.dtype).reshape(
+            per_channel
+        )
+
+
+class Norm(Cell):
+    """sqrt(sum(x^2)) over ``axis`` (every axis when ``()``), as MindSpore's ``nn.Norm``: without
+    ``keep_dims`` every axis of length 1 is then squeezed, the reduced ones and any other."""
+
+    def __init__(self, axis=(), keep_dims: bool = False):
+        super().__init__()
+        if isinstance(axis, int):
+            axis = (axis,)
+        if not isinstance(axis, tuple | list) or not all(isinstance(a, int) for a in axis):
+            raise TypeError(f"Norm: axis must be an int or a tuple of ints, got {axis!r}")
+        if not isinstance(keep_dims, bool):
+            raise TypeError(f"Norm: keep_dims must be a bool, got {keep_dims!r}")
+        self.axis, self.keep_dims = tuple(axis), keep_dims
+
+    def construct(self, x):
+        axes = self.axis or tuple(range(x.ndim))
+        out = ops.sqrt(ops.reduce_sum(ops.square(x), axes, keep_dims=True))
+        return out if self.keep_dims else ops.squeeze(out)
+
+
 class LayerNorm(Cell):
     """``gamma * (x - mean) / sqrt(var + epsilon) + beta``, the statistics over the axes from
     ``begin_norm_axis`` on (the biased variance), ``gamma`` and ``beta`` of shape
@@ -133,4 +230,4 @@ class LayerNorm(Cell):
         return centred / ops.sqrt(variance + self.epsilon) * self.gamma + self.beta
 
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm", "Norm"]

@@ -1,4 +1,4 @@
-"""Recurrent layers: ``LSTM`` and ``GRU``, as MindSpore 2.10's (PyTorch's gate order and weights).
+"""Recurrent layers: ``RNN``, ``LSTM`` and ``GRU``, as MindSpore 2.10's (PyTorch's gate order and weights).
 
 Each time step is a few matrix products and activations (MindSpore's ``_lstm_cell`` and
 ``_gru_cell``), unrolled over the sequence, so values and derivatives come from the rows they are
@@ -47,6 +47,14 @@ def _gru_step(x, h, w_ih, w_hh, b_ih, b_hh):
     r, z = ops.sigmoid(i_r + h_r), ops.sigmoid(i_z + h_z)
     n = ops.tanh(i_n + r * h_n)
     return n + z * (h - n)
+
+
+def _rnn_step(x, h, w_ih, w_hh, b_ih, b_hh, nonlinearity: str = "tanh"):
+    """MindSpore's ``_rnn_tanh_cell`` / ``_rnn_relu_cell``: act(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
+    z = ops.matmul(x, w_ih.T) + ops.matmul(h, w_hh.T)
+    if b_ih is not None:
+        z = z + b_ih + b_hh
+    return ops.tanh(z) if nonlinearity == "tanh" else ops.relu(z)
 
 
 def _reversed_rows(steps: list, lengths: np.ndarray) -> list:
@@ -127,12 +135,16 @@ class _RNN(Cell):
             for n in names
         )
 
+    def _step(self, x, state, w_ih, w_hh, b_ih, b_hh):
+        """One time step of the cell (the subclass's kind)."""
+        return (_lstm_step if self.is_lstm else _gru_step)(x, state, w_ih, w_hh, b_ih, b_hh)
+
     def _run(self, xs: list, state, weights, backward: bool, lengths):
         """The cell over the time steps ``xs`` (backward: from the end), the outputs in time order and
         the last state. With ``lengths`` (one per batch row, MindSpore's ``seq_length``) a row's state
         stops changing and its outputs are zero past its length; backward runs over each row's own
         first ``length`` steps reversed (MindSpore's ReverseSequence)."""
-        step = _lstm_step if self.is_lstm else _gru_step
+        step = self._step
         if lengths is None:
             outputs = []
             for x in reversed(xs) if backward else xs:
@@ -240,4 +252,23 @@ class GRU(_RNN):
     gates = 3
 
 
-__all__ = ["GRU", "LSTM"]
+class RNN(_RNN):
+    """The Elman network over (seq, batch, input) inputs ((batch, seq, input) with
+    ``batch_first``): h' = tanh (or relu) of x W_ih^T + b_ih + h W_hh^T + b_hh; returns
+    ``output, h_n``. ``nonlinearity`` is keyword-only, as in MindSpore's ``nn.RNN``."""
+
+    gates = 1
+
+    def __init__(self, *args, nonlinearity: str = "tanh", **kwargs):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(
+                f"For 'RNN', the 'nonlinearity' must be 'tanh' or 'relu', but got {nonlinearity!r}."
+            )
+        super().__init__(*args, **kwargs)
+        self.nonlinearity = nonlinearity
+
+    def _step(self, x, state, w_ih, w_hh, b_ih, b_hh):
+        return _rnn_step(x, state, w_ih, w_hh, b_ih, b_hh, self.nonlinearity)
+
+
+__all__ = ["GRU", "LSTM", "RNN"]

@@ -190,9 +190,11 @@ from symgrad.ops.products import dot as dot
 from symgrad.ops.products import inner as inner
 from symgrad.ops.products import outer as outer
 from symgrad.ops.products import tensor_dot as tensor_dot
+from symgrad.ops.random import Dropout as Dropout
 from symgrad.ops.random import StandardNormal as StandardNormal
 from symgrad.ops.random import UniformInt as UniformInt
 from symgrad.ops.random import UniformReal as UniformReal
+from symgrad.ops.random import dropout as dropout
 from symgrad.ops.random import normal as normal
 from symgrad.ops.random import rand as rand
 from symgrad.ops.random import randint as randint
@@ -453,6 +455,7 @@ __all__ = [
     "Depend",
     "Digamma",
     "Div",
+    "Dropout",
     "Einsum",
     "Elu",
     "Eps",
@@ -613,6 +616,7 @@ __all__ = [
     "digamma",
     "div",
     "dot",
+    "dropout",
     "dtype",
     "einsum",
     "elu",

@@ -1,5 +1,6 @@
 """MindSpore's random ops: ``normal``, ``standard_normal``, ``uniform``, ``rand``, ``randn_like``,
-``randint`` and the op classes ``UniformReal``, ``UniformInt``, ``StandardNormal``.
+``randint``, ``dropout`` and the op classes ``UniformReal``, ``UniformInt``, ``StandardNormal``,
+``Dropout``.
 
 Their results are constants (no gradient flows through a draw). They follow MindSpore's shapes,
 dtypes, ranges and argument checks; the numbers come from NumPy's generator, so they have the same
@@ -14,7 +15,7 @@ import numbers
 import numpy as np
 
 from symgrad import dtype as mstype
-from symgrad import seeding
+from symgrad import observed, seeding
 from symgrad.ops import functional as F
 from symgrad.ops.primitives import Primitive
 from symgrad.tensor import Tensor
@@ -177,7 +178,57 @@ class UniformInt(_RandomOp):
         return Tensor(self._generator().integers(lo, hi, _shape(shape, "UniformInt")).astype(np.int32))
 
 
+def kept(x: Tensor, keep: float, rng: np.random.Generator | None, who: str) -> Tensor:
+    """Dropout's scaled mask for ``x``: each element kept with probability ``keep`` (1 / keep where
+    kept, 0 elsewhere), drawn from ``rng`` or the dropout stream. A constant: the gradient flows
+    through the product with it, as in MindSpore."""
+    if not isinstance(x, Tensor) or not x.dtype.is_float:
+        got = f"Tensor[{x.dtype}]" if isinstance(x, Tensor) else type(x).__name__
+        raise TypeError(
+            f"For '{who}', the input must be a float16, float32 or float64 Tensor, but got {got}."
+        )
+    draws = (rng or seeding.stream("dropout")).random(x.shape)
+    observed.note_state_change()  # the generator moved: jit must not reuse this call's mask
+    scale = np.asarray(1.0 / keep, x.dtype.np)
+    return Tensor(np.where(draws < keep, scale, np.zeros((), x.dtype.np)).astype(x.dtype.np))
+
+
+def dropout(input, p: float = 0.5, training: bool = True, seed=None) -> Tensor:  # noqa: A002 - MindSpore's name
+    """Zero each element with probability ``p``, the rest scaled by 1 / (1 - p); ``input`` itself
+    when not ``training`` or ``p`` is 0 (``mindspore.ops.dropout``)."""
+    if isinstance(p, bool) or not isinstance(p, float | int) or not 0 <= p <= 1:
+        raise ValueError(f"For 'dropout', 'p' must be a number in [0, 1], got {p!r}")
+    x = F.as_tensor(input, "dropout", "input")
+    if not training or p == 0:
+        return x
+    if p == 1:
+        return x * 0
+    seed = _seed(seed, "dropout")
+    return x * kept(x, 1.0 - p, _generator(seed) if seed else None, "dropout")
+
+
+class Dropout(_RandomOp):
+    """``Dropout(keep_prob=0.5, Seed0=0, Seed1=0)(x)``: ``(output, mask)``, each element kept with
+    probability ``keep_prob`` (output = x * mask / keep_prob; mask 1 or 0 in x's dtype), in
+    training or not, as MindSpore's primitive."""
+
+    def __init__(self, keep_prob: float = 0.5, Seed0: int = 0, Seed1: int = 0):  # noqa: N803 - MindSpore's names
+        if isinstance(keep_prob, bool) or not isinstance(keep_prob, float | int) or not 0 < keep_prob <= 1:
+            raise ValueError(
+                f"For 'Dropout', the 'keep_prob' must be a number in range (0, 1], but got {keep_prob!r}."
+            )
+        super().__init__(Seed0, Seed1)
+        self.keep_prob = float(keep_prob)
+
+    def __call__(self, x):
+        rng = self._generator() if (self.seed or self.seed2) else None
+        scaled = kept(x, self.keep_prob, rng, "Dropout")
+        mask = Tensor((scaled.asnumpy() != 0).astype(x.dtype.np))
+        return x * scaled, mask
+
+
 __all__ = [
+    "Dropout",
     "StandardNormal",
     "UniformInt",
     "UniformReal",
@@ -185,6 +236,7 @@ __all__ = [
     "rand",
     "randint",
     "randn_like",
+    "dropout",
     "standard_normal",
     "uniform",
 ]

@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 from symgrad import runtime
 from symgrad.nn.cell import Cell
+from symgrad.nn.loss_scale import TrainOneStepWithLossScaleCell
 from symgrad.nn.wrap import TrainOneStepCell, WithLossCell
 from symgrad.train.callback import Callback, RunContext
 from symgrad.train.metrics import Loss, metrics_from
@@ -50,10 +51,19 @@ class Model:
         self._metrics = metrics_from(metrics)
         self._eval_network, self._eval_indexes = eval_network, eval_indexes
         self._amp_level, self._boost_level, self._kwargs = amp_level, boost_level, kwargs
-        self._train_network = None
+        self._train_network: TrainOneStepCell | None = None
+        manager = kwargs.pop("loss_scale_manager", None)
+        if manager is not None and not hasattr(manager, "get_update_cell"):
+            raise TypeError(
+                f"Model: loss_scale_manager must be a LossScaleManager, got {type(manager).__name__}"
+            )
         if optimizer is not None:
             loss_net = WithLossCell(network, loss_fn) if loss_fn is not None else network
-            self._train_network = TrainOneStepCell(loss_net, optimizer)
+            update = manager.get_update_cell() if manager is not None else None
+            if update is not None:
+                self._train_network = TrainOneStepWithLossScaleCell(loss_net, optimizer, update)
+            else:
+                self._train_network = TrainOneStepCell(loss_net, optimizer)
 
     @property
     def train_network(self):
