@@ -180,3 +180,20 @@ def test_a_levenberg_marquardt_step_is_timed_where_its_jacobian_is_built_else_es
     choices: list[str] = []
     assert solve_module._use_levenberg_marquardt(terms, net.trainable_params(), 10.0, 40, 1e-3, choices)
     assert "(its Jacobian timed)" in choices[-1], choices
+
+
+def test_a_causal_loss_is_trained_by_adam_alone_and_the_choice_says_why():
+    """CausalLoss's weights change from call to call: L-BFGS's line search once broke on them
+    (ABNORMAL, then a diverged net on Lotka-Volterra), so solve keeps to Adam and says so."""
+    from symgrad.pinn import CausalLoss
+
+    net, terms = decay_problem()
+    ode, points = terms[0]
+    terms[0] = (CausalLoss(ode, slabs=4), points)
+    start = sum(term(*p)[0] for term, p in terms)
+    result = solve(terms, net, seconds=3)
+    assert [stage[0] for stage in result.stages] == ["Adam"], result
+    assert any(
+        c.startswith("Adam for the whole time: the weights inside residual (causal)") for c in result.choices
+    )
+    assert result.loss < start / 10 and result.seconds < 3 * 1.1

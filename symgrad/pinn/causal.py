@@ -18,12 +18,16 @@ from symgrad.pinn.residual_loss import ResidualLoss, point_arrays
 class CausalLoss:
     """``loss`` (a :class:`ResidualLoss`) with causal weights over ``slabs`` time slabs.
 
+    ``weights_move``: its weights change from call to call, so ``solve`` trains it with Adam only.
+
     A loss term like ``loss`` itself (``train``'s ``(term, points)`` pairs): called on the points,
     it gives the weighted mean of the slab losses and its gradient. ``time_input`` says which input
     is time (default: the last). ``weights`` holds the last weights; once their smallest passes
     about 0.99, every time is learned and ``tol`` may be raised (as Wang et al. do).
     For Adam's steps (``train``): the weights change from step to step.
     """
+
+    weights_move = True
 
     def __init__(self, loss: ResidualLoss, slabs: int = 16, tol: float = 1.0, time_input: int = -1):
         if not isinstance(slabs, int) or isinstance(slabs, bool) or slabs < 1:

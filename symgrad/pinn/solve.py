@@ -89,6 +89,22 @@ def solve(
 
     _wait_for_kernels(losses, WARMUP_LONGEST * seconds, result.choices)
     balance, evaluation = _should_balance(losses, params, balance_ratio, result.choices)
+    moving = [
+        getattr(term, "name", type(term).__name__)
+        for term, _ in losses
+        if getattr(term, "weights_move", False)
+    ]
+    if moving:  # L-BFGS's line search and Levenberg-Marquardt need one fixed objective
+        result.choices.append(
+            f"Adam for the whole time: the weights inside {', '.join(moving)} change from call to call "
+            "(causal weights), which L-BFGS's line search and Levenberg-Marquardt cannot follow"
+        )
+        history = _warm_up(
+            losses, params, max(left(), 0.0), max(left(), 0.0), balance, progress, result.choices
+        )
+        _stage(result, "Adam", history, history.seconds)
+        result.seconds = time.perf_counter() - started
+        return result
     if _use_levenberg_marquardt(
         losses, params, left() * (1 - warmup), min_steps, evaluation, [], measure=False
     ):
