@@ -252,3 +252,23 @@ def test_every_guide_derivative_formula_is_the_derivative_of_its_sum_formula():
                 )
                 checked.add(key)
     assert {"stop_gradient", "input", "weight"} <= checked, checked
+
+
+def test_a_verified_function_is_explained_by_the_gradient_verify_compared_with():
+    """symgrad.verify records the exact gradient it compares with (a scalar output's first-order
+    blocks), so `symgrad explain` of a script that only verifies shows a derivation."""
+    import numpy as np
+
+    from symgrad.explain.build import explain_episodes
+
+    def layer(x, w):
+        return symgrad.ops.tanh(symgrad.ops.matmul(w, x)).sum()
+
+    x, w = np.array([0.5, -1.0, 2.0]), np.array([[0.1, 0.2, -0.3], [0.4, -0.5, 0.6]])
+    with recording() as episodes:
+        assert symgrad.verify(layer, symgrad.Tensor(x), symgrad.Tensor(w)).ok
+    assert [e.kind for e in episodes] == ["grad"]
+    text = explain_episodes(episodes, "en").text()
+    dx = (1 - np.tanh(w @ x) ** 2) @ w
+    assert "Gradient of layer" in text and "d(Σ output)/dw" in text
+    assert np.array2string(dx, precision=8, separator=", ") in text

@@ -10,6 +10,7 @@ from typing import cast
 
 import numpy as np
 
+from symgrad.autodiff import recording
 from symgrad.autodiff.engine import jvp_sweep, vjp_sweep
 from symgrad.autodiff.tracing import Trace, as_outputs, check_differentiable, trace_inputs
 from symgrad.core.graph import Const, Node, Var, const, free_vars
@@ -143,7 +144,9 @@ def verify_symgrad(
             "verify: weights= takes symgrad Parameters for a symgrad program (Parameter names, or True, for a "
             "PyTorch module)"
         )
-    t = trace_blocks(fn, inputs, order, positions, [w for w in weights if isinstance(w, Parameter)])
+    params = [w for w in weights if isinstance(w, Parameter)]
+    t = trace_blocks(fn, inputs, order, positions, params)
+    _record_first_order(fn, t, [t.names[p] for p in t.positions] + [w.name for w in params])
     point = ", ".join(f"{n} {tuple(inputs[p].shape)}" for n, p in zip(t.names, t.positions))
     report = Report(
         f"verify {getattr(fn, '__name__', type(fn).__name__)} at {point} ({t.dtype}), order {order}"
@@ -171,6 +174,21 @@ def verify_symgrad(
             "no independent framework installed (pip install torch): compared with finite differences only"
         )
     return report
+
+
+def _record_first_order(fn: Callable, t: Traced, wrt_names: list[str]) -> None:
+    """The exact gradient verify compares with, as an episode for ``symgrad explain`` (a scalar
+    output's first-order blocks are its gradient), so a script that verifies has a derivation."""
+    if len(t.out_nodes) != 1 or t.out_nodes[0].shape != ():
+        return
+    gradient = [b.node for b in t.levels[0]]
+    recording.record(
+        dict(
+            kind="grad", fn_name=getattr(fn, "__name__", type(fn).__name__), outputs=list(t.out_nodes),
+            seeds=None, wrt=list(t.wrt), wrt_names=wrt_names, results=gradient, finished=gradient,
+            env=dict(zip(t.args, t.values)),
+        )
+    )  # fmt: skip
 
 
 def _random_like(node: Node, rng) -> Const:
