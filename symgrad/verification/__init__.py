@@ -33,6 +33,7 @@ def verify(
     use_frameworks: bool = True,
     seed: int = 0,
     directions: int | None = None,
+    allow: Sequence = (),
 ) -> Report:
     """Compare ``fn``'s derivatives at ``inputs`` every way symgrad can, up to ``order``.
 
@@ -60,12 +61,21 @@ def verify(
             entry by entry, with the exact reverse sweep in extended precision, instead of every
             entry of every block (order 1). None (default): so where the blocks would hold more
             than 200,000 entries (a real model with ``weights=True``); 0: every entry always.
+        allow: PyTorch programs: custom autograd.Functions (classes or names) whose backward is
+            intended not to be the derivative (straight-through estimators, gradient reversal);
+            each is reported as allowed, and where they explain every difference the report is ok.
 
     Returns:
         A :class:`Report`; ``report.ok`` is False when a comparison failed.
     """
+    if isinstance(allow, str) or not isinstance(allow, Sequence | set | frozenset):
+        raise TypeError(f"verify: allow= takes a list of custom rules (classes or names), got {allow!r}")
+    if allow and not (is_torch_call(inputs) or is_torch_module(fn)):
+        raise TypeError("verify: allow= names custom autograd.Functions of a PyTorch program")
     if is_torch_call(inputs) or is_torch_module(fn) or is_jax_call(inputs):
-        return _verify_framework(fn, inputs, order, positions, weights, expected, vjp, directions, seed)
+        return _verify_framework(
+            fn, inputs, order, positions, weights, expected, vjp, directions, seed, allow
+        )
     if directions:
         raise TypeError("verify: directions= applies to PyTorch and JAX programs")
     report = verify_symgrad(fn, inputs, order, positions, weights, expected, vjp, rtol, use_frameworks, seed)
@@ -74,7 +84,9 @@ def verify(
     return report
 
 
-def _verify_framework(fn, inputs, order, positions, weights, expected, vjp, directions, seed) -> Report:
+def _verify_framework(
+    fn, inputs, order, positions, weights, expected, vjp, directions, seed, allow
+) -> Report:
     """A PyTorch or JAX program: its framework's derivatives against the imported graph's closed form."""
     given = [
         name for name, v in (("positions", positions), ("expected", expected), ("vjp", vjp)) if v is not None
@@ -91,7 +103,9 @@ def _verify_framework(fn, inputs, order, positions, weights, expected, vjp, dire
             )
         report = verify_jax(fn, *inputs, order=order, directions=directions, seed=seed)
     else:
-        report = verify_torch(fn, *inputs, order=order, weights=weights, directions=directions, seed=seed)
+        report = verify_torch(
+            fn, *inputs, order=order, weights=weights, directions=directions, seed=seed, allow=allow
+        )
     if _collected is not None:
         _collected.append(report)
     return report

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 OK, FAIL, KINK = "ok", "FAIL", "explained: kink"
+ALLOWED = "explained: allowed rule"  # a difference made by a custom rule marked intended (allow=)
 
 
 @dataclass

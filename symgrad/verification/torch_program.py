@@ -40,6 +40,7 @@ def verify_torch(
     directions: int | None = None,
     seed: int = 0,
     check_rules: bool = True,
+    allow: Sequence = (),
 ) -> Report:
     """Compare torch.autograd's derivatives of ``program`` at ``inputs`` (torch tensors) with the
     exact ones, up to ``order``.
@@ -57,6 +58,9 @@ def verify_torch(
         seed: seed of the random cotangents.
         check_rules: where something differs, verify each custom autograd.Function the program
             used on its own, and name the ones whose backward is not their forward's derivative.
+        allow: custom autograd.Functions (classes or their names) whose backward is intended not
+            to be the derivative (a straight-through estimator, a gradient reversal): reported as
+            such; where they explain every difference, the report is ok.
     """
     import torch
     from torch.utils._pytree import tree_flatten, tree_unflatten
@@ -128,7 +132,7 @@ def verify_torch(
         def verify_one(fn, *args):
             return verify_torch(fn, *args, order=1 if count else order, seed=seed, check_rules=False)
 
-        check_custom_rules(report, run, [o for o in run() if isinstance(o, torch.Tensor)], verify_one)
+        check_custom_rules(report, run, [o for o in run() if isinstance(o, torch.Tensor)], verify_one, allow)
     return report
 
 
