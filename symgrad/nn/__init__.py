@@ -17,6 +17,7 @@ from symgrad.nn.dynamic_lr import (
     warmup_lr,
 )
 from symgrad.nn.embedding import Embedding
+from symgrad.nn.image import SSIM
 from symgrad.nn.layers import (
     ELU,
     GELU,
@@ -143,6 +144,7 @@ __all__ = [
     "GRU",
     "LSTM",
     "RNN",
+    "SSIM",
     "DynamicLossScaleUpdateCell",
     "FixedLossScaleUpdateCell",
     "TrainOneStepWithLossScaleCell",
