@@ -16,6 +16,7 @@ import numpy as np
 from symgrad.importers.jax_program import from_jax
 from symgrad.verification.directional import check_directional, directions_to_use
 from symgrad.verification.frameworks import check_against_exact, has_leaf
+from symgrad.verification.jax_custom_rules import check_custom_jax_rules
 from symgrad.verification.report import Report
 
 
@@ -25,11 +26,32 @@ def is_jax_call(inputs: Sequence) -> bool:
 
 
 def verify_jax(
-    function: Callable, *args, order: int = 1, directions: int | None = None, seed: int = 0
+    function: Callable,
+    *args,
+    order: int = 1,
+    directions: int | None = None,
+    seed: int = 0,
+    check_rules: bool = True,
 ) -> Report:
     """Compare JAX's derivatives of ``function`` at ``args`` (arrays, or pytrees of them) with the
     exact ones, up to ``order``: every floating-point leaf is differentiated. ``directions``: as
-    :func:`symgrad.verification.torch_program.verify_torch`'s (J^T v by ``jax.vjp``)."""
+    :func:`symgrad.verification.torch_program.verify_torch`'s (J^T v by ``jax.vjp``). Where they
+    differ (``check_rules``), each custom_vjp/custom_jvp function called is verified alone and named."""
+    report = _verify_jax(function, args, order, directions, seed)
+    if check_rules and not report.ok:
+
+        def verify_one(custom, *custom_args):
+            return verify_jax(custom, *custom_args, order=order, seed=seed, check_rules=False)
+
+        import jax
+
+        check_custom_jax_rules(
+            report, lambda: function(*args), verify_one, lambda: jax.make_jaxpr(function)(*args)
+        )
+    return report
+
+
+def _verify_jax(function: Callable, args: tuple, order: int, directions: int | None, seed: int) -> Report:
     import jax
 
     imported = from_jax(function, *args)
