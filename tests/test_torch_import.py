@@ -405,7 +405,7 @@ def test_a_sort_too_long_for_a_compare_and_swap_network_is_refused_at_once():
     milliseconds, instead of building a graph until the memory runs out."""
     import time
 
-    from symgrad.core.families.arithmetic import SORT_LENGTH_LIMIT
+    from symgrad.importers.aten_arithmetic import SORT_LENGTH_LIMIT
 
     def program(x):
         return torch.sort(x, dim=1).values.sum()

@@ -258,7 +258,7 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim: int = 
 
 def _cdist(x1: Node, x2: Node, p: float = 2.0, compute_mode=None) -> Node:
     """aten._cdist_forward: the p-norm distances between the rows of ``x1`` and of ``x2``."""
-    from symgrad.core.families.transcendental import _aten_vector_norm
+    from symgrad.importers.aten_functions import _aten_vector_norm
 
     gaps = apply("sub", _unsqueezed(x1, (-2,)), _unsqueezed(x2, (-3,)))
     return _aten_vector_norm(gaps, p, [-1])
@@ -266,7 +266,7 @@ def _cdist(x1: Node, x2: Node, p: float = 2.0, compute_mode=None) -> Node:
 
 def _pdist(x: Node, p: float = 2.0) -> Node:
     """aten._pdist_forward: the p-norm distance of each pair of rows i < j, in row-major order."""
-    from symgrad.core.families.transcendental import _aten_vector_norm
+    from symgrad.importers.aten_functions import _aten_vector_norm
 
     n = x.shape[0]
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]

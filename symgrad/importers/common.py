@@ -1,5 +1,6 @@
 """What every importer does with one recorded op: find it in the import table (the rows' spellings,
-the structural rows' from ``aten_structural`` and ``lax_structural`` among them, and the
+those with a framework's argument conventions from ``aten_structural``, ``aten_arithmetic``,
+``aten_matmul``, ``aten_functions``, ``lax_structural`` and ``lax_rows`` among them, and the
 compositions), build it from its row, check it against the record."""
 
 from __future__ import annotations
@@ -12,7 +13,14 @@ from symgrad.core.families.conversion import cast
 from symgrad.core.graph import Node, const
 from symgrad.core.registry import OPS, Imported, OpDef, imports_of, lookup, make_node
 from symgrad.errors import OpError
-from symgrad.importers import aten_structural, lax_structural
+from symgrad.importers import (
+    aten_arithmetic,
+    aten_functions,
+    aten_matmul,
+    aten_structural,
+    lax_rows,
+    lax_structural,
+)
 
 
 def build(op: OpDef | None, entry: Imported, args, kwargs: dict, who: str) -> Node:
@@ -68,4 +76,8 @@ def import_table(framework: str) -> dict[str, tuple[OpDef | None, Imported]]:
 
 
 add_imports(aten_structural.ATEN)
+add_imports(aten_arithmetic.ATEN)
+add_imports(aten_matmul.ATEN)
+add_imports(aten_functions.ATEN)
 add_imports(lax_structural.LAX)
+add_imports(lax_rows.LAX)

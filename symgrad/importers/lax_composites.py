@@ -11,7 +11,6 @@ import math
 
 import numpy as np
 
-from symgrad.core.families.arithmetic import _aten_argmax, _aten_sort, _aten_topk
 from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import fold, padded, windows
 from symgrad.core.graph import Node
@@ -19,6 +18,7 @@ from symgrad.core.registry import Imported, apply, lax
 from symgrad.errors import OpError
 from symgrad.importers import aten_composites as ac
 from symgrad.importers import aten_linalg as al
+from symgrad.importers.aten_arithmetic import _aten_argmax, _aten_sort, _aten_topk
 from symgrad.importers.aten_structural import _reversed
 
 

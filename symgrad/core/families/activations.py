@@ -2,7 +2,9 @@
 
 At the kink, ReLU'(0) = 0 and Abs'(0) = 0, as in MindSpore and PyTorch. LeakyReLU'(0) is
 (1 + alpha) / 2, as MindSpore's (it computes maximum(alpha x, x), whose ties split), and
-ELU'(0) = alpha (the left derivative), as MindSpore's and PyTorch's.
+ELU'(0) = alpha (the left derivative), as MindSpore's and PyTorch's. PyTorch's spellings with its
+arguments (``gelu``'s ``approximate``, ``leaky_relu``'s ``negative_slope``, ``elu``'s scales) are
+the importers' (``symgrad.importers.aten_functions``).
 """
 
 from __future__ import annotations
@@ -27,13 +29,6 @@ def gelu(x: Node, approximate: str = "none") -> Node:
     cube = apply("mul", apply("mul", x, x), x)
     inner = apply("mul", math.sqrt(2 / math.pi), apply("add", x, apply("mul", 0.044715, cube)))
     return apply("mul", apply("mul", 0.5, x), apply("add", 1, apply("tanh", inner)))
-
-
-def _aten_elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
-    """ATen's elu: scale * elu(input_scale * x) with ELU's alpha."""
-    inner = x if input_scale == 1 else apply("mul", input_scale, x)
-    out = apply("elu", inner, params=(float(alpha),))
-    return out if scale == 1 else apply("mul", scale, out)
 
 
 elementwise(
@@ -78,7 +73,6 @@ elementwise(
     ),),
     numpy="rt.gelu({0})", c="(0.5 * {0} * (1 + erf({0} * 0.70710678118654752440)))", mindspore="ops.gelu({0})",
     api=Api(("GeLU",), ("gelu",), generated=False),  # ops.gelu(x, approximate) and GeLU() in symgrad.ops
-    imports=(aten("gelu", gelu),),
 )  # fmt: skip
 elementwise(
     "leaky_relu", "LeakyReLU", lambda x, alpha: sympy.Piecewise((x, x > 0), (alpha * x, True)),
@@ -86,7 +80,6 @@ elementwise(
     numpy="rt.leaky_relu({0}, {p0})", c="({0} > 0 ? {0} : {p0} * {0})", mindspore="ops.leaky_relu({0}, {p0})",
     float_result=False, kink="LeakyReLU'(0) = (1 + alpha) / 2",
     api=Api((), ("leaky_relu",), generated=False),  # takes alpha; nn.LeakyReLU is the cell
-    imports=(aten("leaky_relu", lambda x, negative_slope=0.01: apply("leaky_relu", x, params=(float(negative_slope),))),),
 )  # fmt: skip
 elementwise(
     "elu", "ELU", lambda x, alpha: sympy.Piecewise((x, x > 0), (alpha * (sympy.exp(x) - 1), True)),
@@ -101,5 +94,4 @@ elementwise(
     numpy="rt.elu({0}, {p0})", c="({0} > 0 ? {0} : {p0} * expm1({0}))", mindspore="ops.elu({0}, {p0})",
     kink="ELU'(0) = alpha",
     api=Api(("Elu",), ("elu",), generated=False),  # takes alpha
-    imports=(aten("elu", _aten_elu),),
 )  # fmt: skip

@@ -3,8 +3,10 @@
 Partials receive the arguments then the op's own output ``ans``.
 Maximum and minimum split ties 0.5/0.5, as MindSpore and PyTorch do. ``select(cond, a, b)``
 (``ops.where``/``ops.Select``) passes the cotangent to ``a`` where ``cond`` holds, else to ``b``.
-Picks by comparison (PyTorch's ``max(dim)``, ``sort``, ``topk``, max pooling) are chains of selects,
-so the derivative reaches the one element picked, as PyTorch's does.
+Picks by comparison (``picked``; PyTorch's ``max(dim)``, ``sort``, ``topk``, max pooling) are chains
+of selects, so the derivative reaches the one element picked, as PyTorch's does. The spellings
+with PyTorch's or JAX's argument conventions are the importers' (``symgrad.importers.aten_arithmetic``,
+``lax_rows``); the rows keep the plain ones (``aten("mul")``).
 """
 
 from __future__ import annotations
@@ -13,8 +15,7 @@ import numpy as np
 import sympy
 
 from symgrad.core.families._elementwise import elementwise
-from symgrad.core.families.structural.builders import along, fold, full, getitem, reshape, stack
-from symgrad.core.families.structural.windows import adaptive_windows, per_axis, pooling_windows
+from symgrad.core.families.structural.builders import full
 from symgrad.core.graph import Node
 from symgrad.core.registry import (
     ELEMENTWISE,
@@ -85,38 +86,13 @@ def _simplify_pow(args, params):
     return a if is_value(b, 1) and _same_shape(a, args) else None
 
 
-def _scaled(b, alpha):
-    """ATen's ``alpha`` argument of add and sub: ``b`` times it."""
-    return b if alpha == 1 else apply("mul", alpha, b)
-
-
-def _aten_div(a, b, rounding_mode=None):
-    """ATen's div with a rounding mode: true division, floor division ('floor'), or truncated ('trunc')."""
-    if rounding_mode is None:
-        return apply("div", a, b)
-    if rounding_mode == "floor":
-        return apply("floor_div", a, b)
-    if rounding_mode == "trunc":  # toward zero: sign(q) floor(|q|)
-        quotient = apply("div", a, b)
-        return apply("mul", apply("sign", quotient), apply("floor", apply("abs", quotient)))
-    raise OpError(
-        f"aten.div: rounding_mode={rounding_mode!r} has no op in symgrad's table (None, 'floor', 'trunc' do)"
-    )
-
-
-def _clamp(x, min=None, max=None):  # noqa: A002 (ATen's argument names)
-    """ATen's clamp: maximum with ``min``, then minimum with ``max``, each where given."""
-    x = x if min is None else apply("maximum", x, min)
-    return x if max is None else apply("minimum", x, max)
-
-
 elementwise(
     "add", "Add", lambda a, b: a + b,
     (lambda a, b, ans: 1, lambda a, b, ans: 1),
     numpy="np.add({0}, {1})", c="({0} + {1})", mindspore="ops.add({0}, {1})",
     float_result=False, simplify=_simplify_add, fold=np.add,
     api=Api(("Add", "TensorAdd"), ("add",), ("__add__",), ("__radd__",)), notation="{0} + {1}", signs=(1, 1),
-    imports=(aten("add", lambda a, b, alpha=1: apply("add", a, _scaled(b, alpha))), lax("add"), lax("add_any")),
+    imports=(lax("add"), lax("add_any")),  # aten.add (alpha): importers.aten_arithmetic
 )  # fmt: skip
 elementwise(
     "sub", "Sub", lambda a, b: a - b,
@@ -124,7 +100,7 @@ elementwise(
     numpy="np.subtract({0}, {1})", c="({0} - {1})", mindspore="ops.sub({0}, {1})",
     float_result=False, simplify=_simplify_sub, fold=np.subtract,
     api=Api(("Sub",), ("sub",), ("__sub__",), ("__rsub__",)), notation="{0} - {1}", signs=(1, -1),
-    imports=(aten("sub", lambda a, b, alpha=1: apply("sub", a, _scaled(b, alpha))), lax("sub")),
+    imports=(lax("sub"),),  # aten.sub (alpha): importers.aten_arithmetic
 )  # fmt: skip
 elementwise(
     "mul", "Mul", lambda a, b: a * b,
@@ -139,7 +115,7 @@ elementwise(
     numpy="np.divide({0}, {1})", c="({0} / {1})", mindspore="ops.div({0}, {1})",
     simplify=_simplify_div, fold=np.true_divide,
     api=Api(("Div", "RealDiv"), ("div",), ("__truediv__",), ("__rtruediv__",)), notation="{0} / {1}",
-    imports=(aten("div", _aten_div), aten("reciprocal", lambda x: apply("div", 1, x)), lax("div")),
+    imports=(lax("div"),),  # aten.div (rounding modes), reciprocal: importers.aten_arithmetic
 )  # fmt: skip
 elementwise(
     "pow", "Pow", lambda a, b: a**b,
@@ -150,13 +126,7 @@ elementwise(
     numpy="np.power({0}, {1})", c="pow({0}, {1})", mindspore="ops.pow({0}, {1})",
     float_result=False, simplify=_simplify_pow, fold=np.power,
     api=Api(("Pow",), ("pow",), ("__pow__",), ("__rpow__",)), notation="{0} ^ {1}", simd="pow",
-    imports=(
-        aten("pow"),
-        aten("exp2", lambda x: apply("pow", 2, x)),
-        lax("pow"),
-        lax("integer_pow", lambda x, y: apply("pow", x, y)),
-        lax("exp2", lambda x: apply("pow", 2, x)),
-    ),
+    imports=(aten("pow"), lax("pow")),  # exp2, integer_pow: importers.aten_arithmetic, lax_rows
 )  # fmt: skip
 elementwise(
     "neg", "Neg", lambda a: -a,
@@ -179,17 +149,7 @@ elementwise(
     ),
     numpy="np.maximum({0}, {1})", c="({0} > {1} || {0} != {0} ? {0} : {1})", mindspore="ops.maximum({0}, {1})",
     float_result=False, kink="ties split 0.5/0.5",
-    imports=(
-        aten("maximum"),
-        aten("clamp", _clamp),
-        aten("hardtanh", lambda x, min_val=-1.0, max_val=1.0: _clamp(x, min_val, max_val)),
-        lax("max"),
-        lax("clamp", lambda low, x, high: _clamp(x, low, high)),
-        # reductions to the largest element: a chain of maximums (ties share the gradient)
-        aten("amax", lambda x, dim=(), keepdim=False: fold(x, tuple(dim), keepdim, "maximum")),
-        aten("max.default", lambda x: fold(x, None, False, "maximum")),
-        lax("reduce_max", lambda x, axes: fold(x, tuple(axes), False, "maximum")),
-    ),
+    imports=(aten("maximum"), lax("max")),  # clamps and amax: importers.aten_arithmetic, lax_rows
 )  # fmt: skip
 elementwise(
     "minimum", "Minimum", lambda a, b: sympy.Min(a, b),
@@ -199,13 +159,7 @@ elementwise(
     ),
     numpy="np.minimum({0}, {1})", c="({0} < {1} || {0} != {0} ? {0} : {1})", mindspore="ops.minimum({0}, {1})",
     float_result=False, kink="ties split 0.5/0.5",
-    imports=(
-        aten("minimum"),
-        lax("min"),
-        aten("amin", lambda x, dim=(), keepdim=False: fold(x, tuple(dim), keepdim, "minimum")),
-        aten("min.default", lambda x: fold(x, None, False, "minimum")),
-        lax("reduce_min", lambda x, axes: fold(x, tuple(axes), False, "minimum")),
-    ),
+    imports=(aten("minimum"), lax("min")),  # amin: importers.aten_arithmetic, lax_rows
 )  # fmt: skip
 elementwise(
     "xlogy", "Xlogy", lambda a, b: a * sympy.log(b),
@@ -213,15 +167,6 @@ elementwise(
     numpy="rt.xlogy({0}, {1})", c="({0} == 0 ? ({1} != {1} ? {1} : 0) : {0} * log({1}))", mindspore="ops.xlogy({0}, {1})",
     notation="{0} · log({1})", imports=(aten("xlogy"),),
 )  # fmt: skip
-
-
-def _select_n(which, *cases):
-    """JAX's select_n: ``cases[which]``; with a boolean ``which``, cases[1] where it holds."""
-    if len(cases) != 2 or which.dtype != np.dtype(bool):
-        raise OpError(
-            f"select_n with {len(cases)} cases and a {which.dtype} selector has no row (2 cases, bool)"
-        )
-    return apply("select", which, cases[1], cases[0])
 
 
 def _select_infer(args, params):
@@ -265,148 +210,6 @@ def picked(taps: list[Node], numbers: list, largest: bool = True) -> tuple[Node,
     return best, index
 
 
-def _items(x: Node, dim: int) -> list[Node]:
-    return [getitem(x, along(x.ndim, dim, k)) for k in range(x.shape[dim])]
-
-
-def _kept(x: Node, dim: int, keepdim: bool) -> Node:
-    return reshape(x, x.shape[:dim] + (1,) + x.shape[dim:]) if keepdim else x
-
-
-def _aten_max_dim(x: Node, dim: int, keepdim: bool = False, largest: bool = True) -> tuple[Node, Node]:
-    """aten.max.dim (min.dim with ``largest=False``): the values and their indices along ``dim``."""
-    if x.ndim == 0:
-        return x, full((), 0, np.int64)
-    dim %= x.ndim
-    values, indices = picked(_items(x, dim), list(range(x.shape[dim])), largest)
-    return _kept(values, dim, keepdim), _kept(indices, dim, keepdim)
-
-
-def _aten_argmax(x: Node, dim=None, keepdim: bool = False, largest: bool = True) -> Node:
-    """aten.argmax (argmin): the index of the first largest (smallest) element, over all when ``dim`` is None."""
-    if dim is None:
-        index = _aten_max_dim(reshape(x, (-1,)), 0, False, largest)[1]
-        return reshape(index, (1,) * x.ndim) if keepdim else index
-    return _aten_max_dim(x, dim, keepdim, largest)[1]
-
-
-SORT_LENGTH_LIMIT = 128  # 0.5 s of graph building at 128; 2.5 s at 256, growing as n^2
-
-
-def _aten_sort(x: Node, dim: int = -1, descending: bool = False, stable=None) -> tuple[Node, Node]:
-    """aten.sort: odd-even transposition sort along ``dim`` (n rounds of compare-and-swap of
-    neighbours, a pair swapped only when strictly out of order, so equal elements keep their order:
-    a stable sort). NaN is not placed last as PyTorch places it."""
-    if x.ndim == 0:
-        return x, full((), 0, np.int64)
-    dim %= x.ndim
-    if x.shape[dim] > SORT_LENGTH_LIMIT:
-        raise OpError(
-            f"aten.sort: {x.shape[dim]} elements along dim {dim} of a {x.shape} tensor; symgrad sorts at "
-            f"most {SORT_LENGTH_LIMIT} (a compare-and-swap network of n^2/2 steps, each a graph node)"
-        )
-    items = _items(x, dim)
-    numbers = [full(items[0].shape, k, np.int64) for k in range(len(items))]
-    for step in range(len(items)):
-        for i in range(step % 2, len(items) - 1, 2):
-            a, b = items[i], items[i + 1]
-            swap = apply("greater" if descending else "less", b, a)
-            items[i], items[i + 1] = apply("select", swap, b, a), apply("select", swap, a, b)
-            m, n = numbers[i], numbers[i + 1]
-            numbers[i], numbers[i + 1] = apply("select", swap, n, m), apply("select", swap, m, n)
-    return stack(items, dim), stack(numbers, dim)
-
-
-def _aten_topk(
-    x: Node,
-    k: int,
-    dim: int = -1,
-    largest: bool = True,
-    sorted: bool = True,  # noqa: A002 (ATen's name)
-) -> tuple[Node, Node]:
-    """aten.topk: the first ``k`` of the sort, largest first (smallest first with ``largest=False``)."""
-    if not sorted:
-        raise OpError(
-            "aten.topk: sorted=False (an order PyTorch leaves unspecified) has no row; sorted=True has"
-        )
-    values, indices = _aten_sort(x, dim, largest)
-    if x.ndim == 0:
-        return values, indices
-    first = along(x.ndim, dim % x.ndim, slice(0, k))
-    return getitem(values, first), getitem(indices, first)
-
-
-def _aten_max_pool(x: Node, kernel_size, stride=(), padding=0, dilation=1, ceil_mode: bool = False, *,
-                   dims: int) -> tuple[Node, Node]:  # fmt: skip
-    """aten.max_pool1d/2d/3d_with_indices: the first largest element of each window (padding is
-    -inf) and its index in the flattened input plane, as PyTorch's."""
-    taps, out, (_, s, p) = pooling_windows(
-        x, dims, kernel_size, stride, padding, dilation, ceil_mode, -np.inf
-    )
-    spatial, d = x.shape[x.ndim - dims :], per_axis(dilation, dims)
-    numbers = []
-    for tap, _ in taps:  # each tap's element as a position in the input plane (row-major)
-        position = np.zeros(out, np.int64)
-        for axis, (o, s_, p_, d_, t) in enumerate(zip(out, s, p, d, tap)):
-            along_axis = (np.arange(o) * s_ - p_ + t * d_).reshape(
-                [-1 if a == axis else 1 for a in range(dims)]
-            )
-            position = position * spatial[axis] + along_axis
-        numbers.append(position)
-    return picked([window for _, window in taps], numbers)
-
-
-def _aten_kthvalue(x: Node, k: int, dim: int = -1, keepdim: bool = False) -> tuple[Node, Node]:
-    """aten.kthvalue: the ``k``-th smallest element along ``dim`` and its index (the sort's)."""
-    if x.ndim == 0:
-        return x, full((), 0, np.int64)
-    dim %= x.ndim
-    values, indices = _aten_sort(x, dim)
-    at = along(x.ndim, dim, k - 1)
-    return _kept(getitem(values, at), dim, keepdim), _kept(getitem(indices, at), dim, keepdim)
-
-
-def _aten_median(x: Node, dim: int | None = None, keepdim: bool = False):
-    """aten.median: the lower median ((n + 1) // 2-th smallest), with its index along ``dim``;
-    over all elements (the value alone) without one."""
-    if dim is None:
-        flat = reshape(x, (-1,))
-        return _aten_kthvalue(flat, (flat.shape[0] + 1) // 2, 0)[0]
-    return _aten_kthvalue(x, (x.shape[dim] + 1) // 2 if x.ndim else 1, dim, keepdim)
-
-
-def _aten_adaptive_max_pool(x: Node, output_size, *, dims: int) -> tuple[Node, Node]:
-    """aten.adaptive_max_pool1d/2d/3d: the first largest element of each of PyTorch's adaptive
-    windows (see ``adaptive_windows``) and its index in the flattened input plane."""
-    lead, spatial, out = x.ndim - dims, x.shape[x.ndim - dims :], per_axis(output_size, dims)
-    spans = [adaptive_windows(n, o) for n, o in zip(spatial, out)]
-    numbers = np.arange(int(np.prod(spatial))).reshape(spatial)
-    values, indices = [], []
-    for position in np.ndindex(*out):
-        box = tuple(slice(*spans[axis][i]) for axis, i in enumerate(position))
-        region = getitem(x, (slice(None),) * lead + box)
-        taps = [getitem(region, (slice(None),) * lead + e) for e in np.ndindex(*region.shape[lead:])]
-        value, index = picked(taps, [int(k) for k in numbers[box].ravel()])
-        values.append(value)
-        indices.append(index)
-    shape = x.shape[:lead] + tuple(out)
-    return reshape(stack(values, lead), shape), reshape(stack(indices, lead), shape)
-
-
-def _aten_prelu(x: Node, weight: Node) -> Node:
-    """aten.prelu: ``x`` where positive, else ``weight * x``, one weight per channel (axis 1) or one for all."""
-    if weight.ndim == 1 and weight.shape[0] > 1 and x.ndim >= 2:
-        weight = reshape(weight, (1, -1) + (1,) * (x.ndim - 2))
-    elif weight.ndim == 1 and weight.shape[0] == 1:
-        weight = reshape(weight, ())
-    return _prelu_kernel(x, weight)
-
-
-def _prelu_kernel(x: Node, weight: Node) -> Node:
-    """x where positive, else weight x (weight already broadcasts): PReLU'(0) is the weight, as PyTorch's."""
-    return apply("select", apply("greater", x, 0), x, apply("mul", weight, x))
-
-
 register(
     OpDef(
         name="select", display="Select", kind=ELEMENTWISE, arity=3, infer=_select_infer,
@@ -419,24 +222,8 @@ register(
         spellings={"numpy": "np.where({0}, {1}, {2})", "c": "({0} ? {1} : {2})", "mindspore": "ops.where({0}, {1}, {2})"},
         api=Api(("Select",), ("select", "where"), generated=False),
         notation="({1} if {0} else {2})",
-        imports=(
-            aten("where.self"),
-            lax("select_n", _select_n),
-            aten("max.dim", _aten_max_dim),
-            aten("min.dim", lambda x, dim, keepdim=False: _aten_max_dim(x, dim, keepdim, largest=False)),
-            aten("argmax", _aten_argmax),
-            aten("argmin", lambda x, dim=None, keepdim=False: _aten_argmax(x, dim, keepdim, largest=False)),
-            aten("sort", _aten_sort),
-            aten("topk", _aten_topk),
-            aten("kthvalue", _aten_kthvalue),
-            aten("median", _aten_median),
-            *(aten(f"max_pool{n}d_with_indices", lambda *a, n=n, **k: _aten_max_pool(*a, **k, dims=n))
-              for n in (1, 2, 3)),  # fmt: skip
-            *(aten(f"max_pool{n}d", lambda *a, n=n, **k: _aten_max_pool(*a, **k, dims=n)[0]) for n in (1, 2, 3)),
-            *(aten(f"adaptive_max_pool{n}d", lambda x, size, n=n: _aten_adaptive_max_pool(x, size, dims=n))
-              for n in (1, 2, 3)),  # fmt: skip
-            aten("prelu", _aten_prelu),
-            aten("_prelu_kernel", _prelu_kernel),
-        ),
+        # max.dim, argmax, sort, topk, max pooling, prelu (PyTorch's picks), select_n (JAX's):
+        # importers.aten_arithmetic, lax_rows
+        imports=(aten("where.self"),),
     )
 )  # fmt: skip

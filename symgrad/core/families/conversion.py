@@ -3,7 +3,8 @@
 ``cast(x, dtype)`` is linear: its tangent is the tangent cast to ``dtype`` and its
 cotangent is the cotangent cast back to ``x``'s dtype, as MindSpore's Cast rule does
 (so the gradient of an integer input is an integer tensor). Casting a float to an
-integer truncates toward zero, as NumPy and MindSpore do.
+integer truncates toward zero, as NumPy and MindSpore do. PyTorch's and JAX's casts (``_to_copy``,
+``convert_element_type``) are the importers' (``symgrad.importers.aten_functions``, ``lax_rows``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 import sympy
 
 from symgrad.core.graph import Node
-from symgrad.core.registry import LINEAR, MAP, Api, OpDef, aten, lax, make_node, register
+from symgrad.core.registry import LINEAR, MAP, Api, OpDef, make_node, register
 from symgrad.errors import OpError
 
 
@@ -46,9 +47,9 @@ def _as_number(value):
 
 def _sym_cast(arrays, node):
     kind = np.dtype(node.params[0]).kind
+    if node.args[0].dtype == np.dtype(bool) and kind in "fiu":  # a mask or a condition as 1 or 0
+        return np.vectorize(_as_number, otypes=[object])(arrays[0])
     if kind == "f":
-        if node.args[0].dtype == np.dtype(bool):  # a mask: the derivative of a select, for one
-            return np.vectorize(_as_number, otypes=[object])(arrays[0])
         return arrays[0]
     if kind == "b":
         return np.vectorize(lambda v: sympy.Piecewise((1, sympy.Ne(v, 0)), (0, True)), otypes=[object])(
@@ -71,11 +72,7 @@ register(
         spellings={"numpy": 'rt.cast({0}, "{p0}")', "c": "SG_CAST_{p0}({0})", "mindspore": 'rt.cast({0}, "{p0}")'},
         pattern=MAP,
         api=Api(("Cast",), ("cast",), generated=False),
-        # ATen's copy to another dtype (device, layout and memory format do not change values)
-        imports=(
-            aten("_to_copy", lambda x, dtype=None, **_placement: x if dtype is None else cast(x, dtype)),
-            lax("convert_element_type", lambda x, new_dtype, weak_type=False: cast(x, new_dtype)),
-        ),
+        # _to_copy, convert_element_type: importers.aten_functions, lax_rows
         notation=lambda node, args: f"{node.params[0]}({args[0]})",
     )
 )  # fmt: skip

@@ -1,7 +1,10 @@
 """MatMul: a bilinear op with hand-written forward and reverse rules.
 
 Operands have rank 1 or 2 (MindSpore's ``MatMul`` takes matrices; vectors are
-accepted as in ``ops.matmul``). ``transpose_a``/``transpose_b`` apply to matrices.
+accepted as in ``ops.matmul``). ``transpose_a``/``transpose_b`` apply to matrices. N-d
+convolutions and transposed convolutions are written with it (one product per kernel tap).
+PyTorch's and JAX's products (``addmm``, ``bmm``, ``convolution``, ``dot_general``...), with their
+argument conventions, are the importers' (``symgrad.importers.aten_matmul``, ``lax_rows``).
 """
 
 from __future__ import annotations
@@ -12,26 +15,20 @@ import numpy as np
 import sympy
 
 from symgrad.core.families.structural.builders import (
-    broadcast_to,
     concatenate,
-    fold,
     getitem,
     normalize_index,
-    reduce_sum,
     reshape,
-    stack,
     transpose,
 )
-from symgrad.core.families.structural.windows import padded, per_axis, windows
-from symgrad.core.graph import Const, Node, const
+from symgrad.core.families.structural.windows import padded, windows
+from symgrad.core.graph import Const, Node
 from symgrad.core.registry import (
     CONTRACTION,
     CUSTOM,
     Api,
     OpDef,
     apply,
-    aten,
-    lax,
     make_node,
     promote,
     register,
@@ -146,40 +143,6 @@ def _sympy(arrays, node):
     return out.reshape(node.shape)
 
 
-def _aten_addmm(bias: Node, a: Node, b: Node, beta=1, alpha=1) -> Node:
-    """aten.addmm: beta * bias + alpha * (a @ b)."""
-    product = matmul(a, b) if alpha == 1 else apply("mul", alpha, matmul(a, b))
-    return apply("add", bias if beta == 1 else apply("mul", beta, bias), product)
-
-
-def _aten_bmm(a: Node, b: Node) -> Node:
-    """aten.bmm: one product for each item of the leading (batch) axis, stacked."""
-    return stack([matmul(getitem(a, i), getitem(b, i)) for i in range(a.shape[0])], 0)
-
-
-def _lax_dot_general(a: Node, b: Node, dimension_numbers) -> Node:
-    """lax.dot_general: batch axes first, then a's free axes, then b's; contracted axes summed.
-
-    Each batch item is a matrix product of ``a`` with its free axes in front and its contracted
-    ones behind, reshaped to two axes, and ``b`` the other way round."""
-    (a_sum, b_sum), (a_batch, b_batch) = dimension_numbers
-    a_free = [i for i in range(a.ndim) if i not in a_sum and i not in a_batch]
-    b_free = [i for i in range(b.ndim) if i not in b_sum and i not in b_batch]
-    a = transpose(a, (*a_batch, *a_free, *a_sum))
-    b = transpose(b, (*b_batch, *b_sum, *b_free))
-    batch = a.shape[: len(a_batch)]
-    free_a, free_b = a.shape[len(a_batch) : len(a_batch) + len(a_free)], b.shape[len(b_batch) + len(b_sum) :]
-    inner = math.prod(a.shape[len(a_batch) + len(a_free) :])
-    products = []
-    for index in np.ndindex(*batch):
-        left = reshape(getitem(a, index) if index else a, (math.prod(free_a), inner))
-        right = reshape(getitem(b, index) if index else b, (inner, math.prod(free_b)))
-        products.append(reshape(matmul(left, right), free_a + free_b))
-    if not batch:
-        return products[0]
-    return reshape(stack(products, 0), batch + free_a + free_b)
-
-
 def convolution(x: Node, w: Node, stride, padding, dilation, groups: int = 1, display: str = "Conv") -> Node:
     """An N-d convolution (cross-correlation, channels first): ``x`` (N, C, *spatial), ``w``
     (O, C / groups, *kernel); ``padding`` is one (before, after) pair of zeros per spatial axis.
@@ -273,58 +236,6 @@ def conv_transpose2d(x: Node, w: Node, stride=(1, 1), padding=(0, 0), dilation=(
     return convolution_transpose(x, w, stride, padding, dilation, output_padding, groups, "ConvTranspose2D")
 
 
-def _aten_convolution(x, w, bias, stride, padding, dilation, transposed, output_padding, groups) -> Node:
-    """aten.convolution, 1-D, 2-D or 3-D (or more): with PyTorch's symmetric padding, or transposed; plus bias."""
-    dims = x.ndim - 2
-    if dims < 1 or w.ndim != x.ndim:
-        raise OpError(
-            f"aten.convolution: input {x.shape} and weight {w.shape} need a batch and a channel axis"
-        )
-    stride, padding, dilation = per_axis(stride, dims), per_axis(padding, dims), per_axis(dilation, dims)
-    if transposed:
-        out = convolution_transpose(
-            x, w, stride, padding, dilation, per_axis(output_padding, dims), groups, f"ConvTranspose{dims}D"
-        )
-    else:
-        out = convolution(x, w, stride, [(p, p) for p in padding], dilation, groups, f"Conv{dims}D")
-    return out if bias is None else apply("add", out, reshape(bias, (1, -1, *(1,) * dims)))
-
-
-def _batched_product(a: Node, b: Node) -> Node:
-    """a @ b over the last two axes, for each index of the leading (batch) axes, broadcast."""
-    batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
-    a, b = (broadcast_to(t, batch + t.shape[-2:]) for t in (a, b))
-    axes = tuple(range(len(batch)))
-    return _lax_dot_general(a, b, (((a.ndim - 1,), (b.ndim - 2,)), (axes, axes)))
-
-
-def _aten_scaled_dot_product_attention(q: Node, k: Node, v: Node, attn_mask=None, dropout_p: float = 0.0,
-                                       is_causal: bool = False, scale=None, enable_gqa: bool = False) -> Node:  # fmt: skip
-    """aten.scaled_dot_product_attention: softmax(q kᵀ scale + mask) v over the last two axes, scale
-    1 / sqrt(q.shape[-1]) by default; a boolean mask (and ``is_causal``'s lower triangle) keeps the
-    scores where it is True (elsewhere -inf). The softmax's shift by the row's largest score is
-    held constant: it changes no value and no derivative."""
-    if dropout_p:
-        raise OpError(f"aten.scaled_dot_product_attention: dropout_p={dropout_p} (random) has no row; use 0")
-    if enable_gqa and q.shape[-3] != k.shape[-3]:
-        raise OpError("aten.scaled_dot_product_attention: grouped-query attention (enable_gqa) has no row")
-    factor = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
-    scores = apply(
-        "mul", _batched_product(q, transpose(k, (*range(k.ndim - 2), k.ndim - 1, k.ndim - 2))), factor
-    )
-    masks = [const(np.tril(np.ones(scores.shape[-2:], bool)))] if is_causal else []
-    if attn_mask is not None and attn_mask.dtype == np.dtype(bool):
-        masks.append(attn_mask)
-    elif attn_mask is not None:
-        scores = apply("add", scores, attn_mask)
-    for mask in masks:
-        scores = apply("select", mask, scores, -math.inf)
-    shift = apply("stop_gradient", fold(scores, (scores.ndim - 1,), True, "maximum"))
-    exps = apply("exp", apply("sub", scores, shift))
-    weights = apply("div", exps, reduce_sum(exps, (exps.ndim - 1,), True))
-    return _batched_product(weights, v)
-
-
 register(
     OpDef(
         name="matmul",
@@ -346,15 +257,6 @@ register(
             f"{args[0]}{'ᵀ' if node.params[0] else ''} @ {args[1]}{'ᵀ' if node.params[1] else ''}"
         ),
         api=Api(("MatMul",), ("matmul",), ("__matmul__",), ("__rmatmul__",), generated=False),
-        imports=(
-            aten("mm", matmul),
-            aten("mv", matmul),
-            aten("dot", matmul),
-            aten("addmm", _aten_addmm),
-            aten("bmm", _aten_bmm),
-            aten("convolution", _aten_convolution),
-            aten("scaled_dot_product_attention", _aten_scaled_dot_product_attention),
-            lax("dot_general", _lax_dot_general),
-        ),
+        # mm, addmm, bmm, convolution, attention, dot_general: importers.aten_matmul, lax_rows
     )
 )

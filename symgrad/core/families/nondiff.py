@@ -3,7 +3,9 @@
 
 Rounding is piecewise constant: its derivative is zero wherever it exists, and zero at the jumps too,
 as PyTorch and JAX take it (so a straight-through estimator ``x + stop_gradient(round(x) - x)`` has
-derivative 1). ``round`` rounds half to even, as NumPy, PyTorch and JAX do.
+derivative 1). ``round`` rounds half to even, as NumPy, PyTorch and JAX do. PyTorch's and JAX's
+rounding ops (integers pass unchanged; ``round.decimals``, ``trunc``) are the importers'
+(``symgrad.importers.aten_functions``, ``lax_rows``).
 
 ``stop_gradient`` is an ordinary op with a zero rule: its value is its argument,
 and both sweeps stop at it, which removes its branch from every derivative.
@@ -22,12 +24,10 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from symgrad.core.graph import Node
 from symgrad.core.registry import (
     NONDIFF,
     Api,
     OpDef,
-    apply,
     aten,
     broadcast_shapes,
     elementwise_infer,
@@ -91,11 +91,6 @@ _nondiff(
 )  # fmt: skip
 
 
-def _rounded(name: str):
-    """ATen's and JAX's rounding ops: the row ``name``; integers are already whole (PyTorch returns them)."""
-    return lambda x: x if x.dtype is not None and x.dtype.kind in "biu" else apply(name, x)
-
-
 def _round_half_even(x):
     """The nearest integer to ``x``, the even one on a tie (k + 1/2)."""
     nearest = sympy.floor(x + sympy.Rational(1, 2))
@@ -103,42 +98,20 @@ def _round_half_even(x):
     return sympy.Piecewise((nearest - 1, tie), (nearest, True))
 
 
-def _aten_round_decimals(x: Node, decimals: int = 0) -> Node:
-    """aten.round.decimals: to ``decimals`` places, computed as PyTorch does (scaled by 10^|decimals|)."""
-    scale = 10.0 ** abs(decimals)
-    if decimals < 0:
-        return apply("mul", apply("round", apply("div", x, scale)), scale)
-    return apply("div", apply("round", apply("mul", x, scale)), scale)
-
-
-def _lax_round(x: Node, rounding_method=1) -> Node:
-    """lax.round: half to even (method 1, jnp.round's), or half away from zero (method 0)."""
-    if int(rounding_method) == 1:
-        return apply("round", x)
-    return apply("mul", apply("sign", x), apply("floor", apply("add", apply("abs", x), 0.5)))
-
-
-def _trunc(x: Node) -> Node:
-    """Rounding toward zero: sign(x) floor(|x|)."""
-    if x.dtype is not None and x.dtype.kind in "biu":
-        return x
-    return apply("mul", apply("sign", x), apply("floor", apply("abs", x)))
-
-
 _nondiff(
     "floor", "Floor", 1, sympy.floor,
     numpy="np.floor({0})", c="floor({0})", mindspore="ops.floor({0})",
-    imports=(aten("floor", _rounded("floor")), aten("trunc", _trunc), aten("fix", _trunc), lax("floor", _rounded("floor"))),
+    # floor, trunc, fix (integers pass): importers.aten_functions, lax_rows
 )  # fmt: skip
 _nondiff(
     "ceil", "Ceil", 1, sympy.ceiling,
     numpy="np.ceil({0})", c="ceil({0})", mindspore="ops.ceil({0})",
-    imports=(aten("ceil", _rounded("ceil")), lax("ceil", _rounded("ceil"))),
+    # ceil (integers pass): importers.aten_functions, lax_rows
 )  # fmt: skip
 _nondiff(
     "round", "Round", 1, _round_half_even,
     numpy="np.round({0})", c="rint({0})", mindspore="ops.round({0})",
-    imports=(aten("round.default", _rounded("round")), aten("round.decimals", _aten_round_decimals), lax("round", _lax_round)),
+    # round, round.decimals, lax.round's two methods: importers.aten_functions, lax_rows
 )  # fmt: skip
 _nondiff(
     "heaviside", "Heaviside", 1, lambda x, h0: sympy.Heaviside(x, h0),
@@ -148,22 +121,20 @@ _nondiff(
 )  # fmt: skip
 
 
-def _comparison(name, display, symbol, sympy_fn, short, mindspore, imports=()):
+def _comparison(name, display, symbol, sympy_fn, short, mindspore):
     """An elementwise comparison: Bool result, the C operator ``symbol`` as spelling and notation,
     public as ``display``, ``name``, ``short`` and the Tensor operator of the same name."""
     _nondiff(
         name, display, 2, sympy_fn,
         numpy=f"np.{name}({{0}}, {{1}})", c=f"({{0}} {symbol} {{1}})", mindspore=f"ops.{mindspore}({{0}}, {{1}})",
         infer=_boolean(display), api=Api((display,), (name, short), (f"__{short}__",)), notation=f"{{0}} {symbol} {{1}}",
-        imports=(aten(short), lax(short), *imports),
+        imports=(aten(short), lax(short)),
     )  # fmt: skip
 
 
 _comparison("greater", "Greater", ">", sympy.Gt, "gt", "gt")
 _comparison("less", "Less", "<", sympy.Lt, "lt", "lt")
-# JAX's is_finite: x - x is 0 for a finite x, NaN for inf and NaN (a closed form's symbols are finite)
-_is_finite = lax("is_finite", lambda x: apply("equal", apply("sub", x, x), 0))
-_comparison("equal", "Equal", "==", sympy.Eq, "eq", "equal", imports=(_is_finite,))
+_comparison("equal", "Equal", "==", sympy.Eq, "eq", "equal")  # JAX's is_finite: importers.lax_rows
 _comparison("not_equal", "NotEqual", "!=", sympy.Ne, "ne", "ne")
 _comparison("greater_equal", "GreaterEqual", ">=", sympy.Ge, "ge", "ge")
 _comparison("less_equal", "LessEqual", "<=", sympy.Le, "le", "le")

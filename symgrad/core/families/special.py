@@ -1,5 +1,6 @@
 """The gamma family and the inverse error function: lgamma, polygamma (digamma is its order 0),
-erfinv; and PyTorch's and JAX's ops written with them (mvlgamma, ndtri).
+erfinv. PyTorch's and JAX's ops written with them (digamma, mvlgamma, ndtri) are the importers'
+(``symgrad.importers.aten_functions``, ``lax_rows``).
 
 lgamma is log|Gamma(x)| (PyTorch's, SciPy's gammaln); its derivative is digamma, whose derivative
 is polygamma of order 1, and so on: one row with the order as its parameter. erfinv' is
@@ -91,33 +92,14 @@ elementwise(
     mindspore="rt.polygamma({0}, {p0})",
     api=Api(("Digamma", "Polygamma"), ("digamma", "polygamma"), generated=False),  # n a parameter
     notation=lambda node, args: f"ψ({args[0]})" if node.params[0] == 0 else f"ψ{int(node.params[0])}({args[0]})",
-    imports=(
-        aten("digamma", lambda x: apply("polygamma", x, params=(0,))),
-        aten("special_digamma", lambda x: apply("polygamma", x, params=(0,))),
-        aten("special_psi", lambda x: apply("polygamma", x, params=(0,))),
-        aten("polygamma", lambda n, x: apply("polygamma", x, params=(int(n),))),
-        aten("special_polygamma", lambda n, x: apply("polygamma", x, params=(int(n),))),
-        lax("digamma", lambda x: apply("polygamma", x, params=(0,))),
-    ),
+    # digamma, polygamma (the order first): importers.aten_functions, lax_rows
 )  # fmt: skip
-
-
-def _mvlgamma(x: Node, p: int) -> Node:
-    """The multivariate log-gamma: p(p-1)/4 log(pi) + sum_j lgamma(x - j/2), j = 0..p-1."""
-    total: Node | float = p * (p - 1) / 4 * math.log(math.pi)
-    for j in range(p):
-        total = apply("add", total, apply("lgamma", apply("sub", x, j / 2)))
-    return total  # type: ignore[return-value]
 
 
 elementwise(
     "lgamma", "Lgamma", sympy.loggamma, (lambda x, ans: apply("polygamma", x, params=(0,)),),
     numpy="rt.lgamma({0})", c="lgamma({0})", mindspore="rt.lgamma({0})",
-    imports=(
-        aten("lgamma"), lax("lgamma"),
-        aten("mvlgamma", _mvlgamma), aten("special_multigammaln", _mvlgamma),
-        aten("special_gammaln", lambda x: apply("lgamma", x)),
-    ),
+    imports=(aten("lgamma"), lax("lgamma")),  # mvlgamma, special_gammaln: importers.aten_functions
 )  # fmt: skip
 
 
@@ -125,17 +107,9 @@ def _erfinv_partial(x: Node, ans: Node) -> Node:
     return apply("mul", math.sqrt(math.pi) / 2, apply("exp", apply("square", ans)))
 
 
-def _ndtri(p: Node) -> Node:
-    """The standard normal quantile: sqrt(2) erfinv(2p - 1)."""
-    return apply("mul", math.sqrt(2), apply("erfinv", apply("sub", apply("mul", 2, p), 1)))
-
-
 elementwise(
     "erfinv", "Erfinv", sympy.erfinv, (_erfinv_partial,),
     numpy="rt.erfinv({0})", c="sg_erfinv({0})", c_function=_ERFINV_C, cuda="erfinv({0})",
     mindspore="rt.erfinv({0})",
-    imports=(
-        aten("erfinv"), aten("special_erfinv", lambda x: apply("erfinv", x)), lax("erf_inv"),
-        aten("special_ndtri", _ndtri),
-    ),
+    imports=(aten("erfinv"), lax("erf_inv")),  # special_erfinv, special_ndtri: importers.aten_functions
 )  # fmt: skip

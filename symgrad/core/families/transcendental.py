@@ -1,6 +1,7 @@
 """Elementary and special functions: sqrt, exp, log, log1p, expm1, trigonometric, atan2, hyperbolic,
-their inverses, erf, erfc; and PyTorch's norms written with them (vector norms, batch norm in eval
-mode, group norm).
+their inverses, erf, erfc, the modified Bessel functions; and ``vector_norm`` written with them.
+PyTorch's and JAX's ops written with these rows (rsqrt, log2, PyTorch's norms: vector norms, batch
+norm in eval mode, group norm) are the importers' (``symgrad.importers.aten_functions``, ``lax_rows``).
 
 Each rule is written with registered ops and may use ``ans`` (the op's output), so
 every order of derivative comes from the same one-line rule.
@@ -10,19 +11,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import sympy
 
 from symgrad.core.families._elementwise import elementwise
-from symgrad.core.families.conversion import cast
-from symgrad.core.families.structural.builders import (
-    aten_dims,
-    fold,
-    full,
-    normalize_axes,
-    reduce_sum,
-    reshape,
-)
+from symgrad.core.families.structural.builders import normalize_axes, reduce_sum, reshape
 from symgrad.core.graph import Node
 from symgrad.core.registry import Api, apply, aten, lax
 from symgrad.errors import OpError
@@ -33,15 +25,12 @@ def _one_minus_square(x):
     return apply("mul", apply("sub", 1, x), apply("add", 1, x))
 
 
-def _unary(
-    name, display, sympy_fn, partial, np_name=None, simd=True, numpy=None, c=None, imports=(), **traits
-):
+def _unary(name, display, sympy_fn, partial, np_name=None, simd=True, numpy=None, c=None, **traits):
     """A libm function: NumPy's ``np_name`` (default ``name``), C's, MindSpore's, ATen's and JAX's ``name``.
 
     NumPy's spelling (``arcsin``) is also a public alias, as in MindSpore. ``numpy``
     overrides the NumPy template (a runtime helper where NumPy lacks the function), ``c``
-    the C one (a function of symgrad's own); ``imports`` are further framework ops (ATen, JAX)
-    written with it.
+    the C one (a function of symgrad's own). Framework ops written with it are the importers'.
     """
     np_name = np_name or name
     elementwise(
@@ -54,7 +43,7 @@ def _unary(
         mindspore=f"ops.{name}({{0}})",
         api=Api(classes=(display,), functions=tuple(dict.fromkeys((name, np_name)))),
         simd=name if simd else None,
-        imports=(aten(name), lax(name), *imports),
+        imports=(aten(name), lax(name)),
         **traits,
     )
 
@@ -83,57 +72,6 @@ def vector_norm(x: Node, ord: float = 2, axes=None, keepdim: bool = False) -> No
     return apply("mul", inner, reshape(scale, inner.shape))
 
 
-def _aten_vector_norm(x: Node, ord=2, dim=None, keepdim: bool = False, dtype=None) -> Node:  # noqa: A002
-    """aten.linalg_vector_norm: any ``ord`` (inf: the largest |x|, -inf: the smallest, 0: the count of
-    nonzeros); where every element is 0 the derivative is 0, PyTorch's subgradient."""
-    x = x if dtype is None else cast(x, dtype)
-    axes = aten_dims(x, dim)
-    if ord in (math.inf, -math.inf):
-        return fold(apply("abs", x), axes, keepdim, "maximum" if ord > 0 else "minimum")
-    if ord == 0:
-        return reduce_sum(cast(apply("not_equal", x, 0), x.dtype or np.float64), axes, keepdim)
-    zero = apply("equal", reduce_sum(apply("abs", x), axes, True), 0)
-    safe = apply("select", zero, 1, x)  # no 0/0 in the derivative where the norm is 0
-    if ord >= 1:
-        norm = vector_norm(safe, ord, axes, keepdim)
-    else:
-        norm = apply("pow", reduce_sum(apply("pow", apply("abs", safe), ord), axes, keepdim), 1 / ord)
-    return apply("select", reshape(zero, norm.shape), 0, norm)
-
-
-def _per_channel(x: Node, values: Node | None, combine: str) -> Node:
-    """``x`` combined (``"sub"``, ``"mul"``, ``"add"``) with one value per channel (axis 1); None leaves it."""
-    return x if values is None else apply(combine, x, reshape(values, (1, -1) + (1,) * (x.ndim - 2)))
-
-
-def _aten_batch_norm_eval(x: Node, weight, bias, running_mean: Node, running_var: Node, momentum, eps: float):
-    """aten._native_batch_norm_legit_no_training (BatchNorm in eval mode): the running statistics
-    are constants, (x - mean) / sqrt(var + eps) * weight + bias; no batch statistics are saved."""
-    centred = _per_channel(x, running_mean, "sub")
-    y = _per_channel(centred, apply("div", 1, apply("sqrt", apply("add", running_var, eps))), "mul")
-    empty = full((0,), 0, x.dtype or np.float32)
-    return _per_channel(_per_channel(y, weight, "mul"), bias, "add"), empty, empty
-
-
-def _aten_native_group_norm(x: Node, weight, bias, n: int, c: int, hw: int, group: int, eps: float):
-    """aten.native_group_norm: each group of channels normalized by its own mean and (biased)
-    variance, then scaled and shifted per channel; also the means and 1 / sqrt(var + eps)."""
-    grouped = reshape(x, (n, group, -1))
-    count = grouped.shape[2]
-    mean = apply("div", reduce_sum(grouped, (2,), True), count)
-    centred = apply("sub", grouped, mean)
-    variance = apply("div", reduce_sum(apply("square", centred), (2,), True), count)
-    rstd = apply("div", 1, apply("sqrt", apply("add", variance, eps)))
-    y = reshape(apply("mul", centred, rstd), x.shape)
-    out = _per_channel(_per_channel(y, weight, "mul"), bias, "add")
-    return out, reshape(mean, (n, group)), reshape(rstd, (n, group))
-
-
-def _aten_group_norm(x: Node, num_groups: int, weight=None, bias=None, eps: float = 1e-5, cudnn_enabled=True):
-    n, c = x.shape[:2]
-    return _aten_native_group_norm(x, weight, bias, n, c, math.prod(x.shape[2:]), num_groups, eps)[0]
-
-
 # ----- special functions -----
 _unary(
     "erf", "Erf", sympy.erf,
@@ -143,25 +81,10 @@ _unary(
 
 
 # ----- powers and logarithms -----
-_unary(
-    "sqrt", "Sqrt", sympy.sqrt, lambda x, ans: apply("div", 0.5, ans), simd=False,  # an instruction
-    imports=(
-        aten("rsqrt", lambda x: apply("div", 1, apply("sqrt", x))),
-        lax("rsqrt", lambda x: apply("div", 1, apply("sqrt", x))),
-        aten("linalg_vector_norm", _aten_vector_norm),
-        aten("_native_batch_norm_legit_no_training", _aten_batch_norm_eval),
-        aten("native_group_norm", _aten_native_group_norm),
-        aten("group_norm", _aten_group_norm),
-    ),
-)  # fmt: skip
+# rsqrt and PyTorch's norms: importers.aten_functions, lax_rows
+_unary("sqrt", "Sqrt", sympy.sqrt, lambda x, ans: apply("div", 0.5, ans), simd=False)  # an instruction
 _unary("exp", "Exp", sympy.exp, lambda x, ans: ans)
-_unary(
-    "log", "Log", sympy.log, lambda x, ans: apply("div", 1, x),
-    imports=(
-        aten("log2", lambda x: apply("div", apply("log", x), math.log(2))),
-        aten("log10", lambda x: apply("div", apply("log", x), math.log(10))),
-    ),
-)  # fmt: skip
+_unary("log", "Log", sympy.log, lambda x, ans: apply("div", 1, x))  # log2, log10: importers.aten_functions
 # log(1 + x) and exp(x) - 1 without the cancellation near 0 (their meanings are the plain forms)
 _unary("log1p", "Log1p", lambda x: sympy.log(1 + x), lambda x, ans: apply("div", 1, apply("add", 1, x)))
 _unary("expm1", "Expm1", lambda x: sympy.exp(x) - 1, lambda x, ans: apply("add", ans, 1))
@@ -317,12 +240,7 @@ elementwise(
     mindspore="rt.bessel_i({0}, {p0})",
     api=Api(("BesselI0", "BesselI1"), ("bessel_i0", "bessel_i1"), generated=False),  # one row, n a parameter
     notation=lambda node, args: f"I{int(node.params[0])}({args[0]})",
-    imports=(
-        *(aten(name, lambda x: apply("bessel_i", x, params=(0,))) for name in ("i0", "special_modified_bessel_i0")),
-        *(aten(name, lambda x: apply("bessel_i", x, params=(1,))) for name in ("special_i1", "special_modified_bessel_i1")),
-        # JAX's exponentially scaled ones: exp(-|x|) I_n(x)
-        *(lax(f"bessel_i{n}e", lambda x, n=n: apply("mul", apply("exp", apply("neg", apply("abs", x))), apply("bessel_i", x, params=(n,)))) for n in (0, 1)),
-    ),
+    # i0, i1, and JAX's scaled bessel_i0e, bessel_i1e: importers.aten_functions, lax_rows
 )  # fmt: skip
 _unary(
     "erfc", "Erfc", sympy.erfc,
