@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from symgrad.core.families.conversion import cast
-from symgrad.core.families.structural import getitem, stack
+from symgrad.core.families.structural import broadcast_to, getitem, stack
 from symgrad.core.graph import Const, Node, const
+from symgrad.core.registry import apply
 from symgrad.errors import OpError
 from symgrad.importers.common import as_recorded, build, import_table
 from symgrad.importers.jax_constants import constant, dtype_problem, folded, is_key, refuse_dtypes
@@ -156,6 +157,8 @@ class _Replay:
             return self.scan(eqn.params, inputs, live)
         if name == "while":
             return self.while_loop(eqn, inputs, live)
+        if name == "cond":
+            return self.cond(eqn.params["branches"], inputs, live)
         computed = None if any(live) else folded(eqn, inputs)
         if computed is not None:
             return computed, [False] * len(computed)
@@ -200,6 +203,28 @@ class _Replay:
             ys_live = [a or b for a, b in zip(ys_live, outs_live[carry_n:])]
         ys = [_stacked([steps[i][k] for i in range(length)], ys_live[k]) for k in range(count)]
         return [*carry, *ys], [*carry_live, *ys_live]
+
+    def cond(self, branches, inputs: list, live: list[bool]) -> tuple[list, list[bool]]:
+        """lax.cond / lax.switch: with a constant index, its branch (JAX clamps the index into
+        range); with an index computed from the inputs, every branch, each output selecting its
+        branch's value by the index, so its derivative is the chosen branch's (as jnp.where's)."""
+        index, operands, index_live = inputs[0], inputs[1:], live[0]
+        runs = [self.run(b.jaxpr, [constant(c) for c in b.consts], operands, live[1:]) for b in branches]
+        last = len(branches) - 1
+        if not index_live:
+            value = index.value if isinstance(index, Const) else index
+            return runs[int(np.clip(np.asarray(value).item(), 0, last))]
+        outputs = []
+        for k in range(len(runs[0][0])):
+            chosen = _node(runs[last][0][k])
+            for b in range(last - 1, -1, -1):  # branch b where index == b (index <= 0: branch 0)
+                test = apply(
+                    "less_equal" if b == 0 else "equal", _node(index), const(np.asarray(b, np.int32))
+                )
+                value = _node(runs[b][0][k])
+                chosen = apply("select", broadcast_to(test, value.shape), value, chosen)
+            outputs.append(chosen)
+        return outputs, [True] * len(outputs)
 
     def while_loop(self, eqn, inputs: list, live: list[bool]) -> tuple[list, list[bool]]:
         """lax.while_loop unrolled while its condition is a constant (a loop over a counter, as
