@@ -95,3 +95,34 @@ def test_norm_closed_form_is_the_plain_formula():
     assert str(ops.norm(x).expr) == "sqrt(x1**2 + x2**2)"
     p_norm = ops.norm(x, ord=3).expr
     assert "pow2" not in str(p_norm) and p_norm.free_symbols == set(x.expr.free_symbols)
+
+
+@pytest.mark.parametrize("name, reference", [("atan2", np.arctan2), ("div", np.divide), ("mul", np.multiply)])
+def test_signed_zeros_and_infinities_keep_their_signs_as_numpy(name, reference):
+    """-0.0 == 0.0 in Python, so constants were once shared by value: atan2(0, -0) came out 0, not
+    pi (a hypothesis test of mindspore.numpy found it). Every pair of special values, eager and
+    in a kernel, gives NumPy's result bit for bit in its sign. (Not add/sub: the graph's x - 0 -> x
+    keeps x's own zero, where IEEE gives (-0) - (-0) = +0; a known, stated simplification.)"""
+    import itertools
+
+    from symgrad import ops
+
+    specials = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf]
+    fn = getattr(ops, name)
+    y, x = symgrad.placeholder("y"), symgrad.placeholder("x")
+    kernel = symgrad.kernel([fn(y, x)], [y, x])
+    for a, b in itertools.product(specials, specials):
+        with np.errstate(all="ignore"):
+            want = reference(np.float64(a), np.float64(b))
+            eager = fn(symgrad.Tensor(np.float64(a)), symgrad.Tensor(np.float64(b))).asnumpy()
+            compiled = kernel(np.array([a]), np.array([b]))[0][0]
+        for got in (eager, compiled):
+            assert (np.isnan(got) and np.isnan(want)) or (
+                got == want and np.signbit(got) == np.signbit(want)
+            ), (
+                name,
+                a,
+                b,
+                got,
+                want,
+            )

@@ -96,11 +96,14 @@ def intern(key: tuple, build) -> Node:
 
 def const(value) -> Node:
     """A constant node; Python scalars and 0-d arrays are shared."""
-    if isinstance(value, (bool, int, float)):
-        return intern(("const", type(value).__name__, value), lambda: Const(value))
+    if isinstance(
+        value, (bool, int, float)
+    ):  # -0.0 == 0.0, but atan2 tells them apart: the sign is in the key
+        sign = isinstance(value, float) and math.copysign(1.0, value) < 0
+        return intern(("const", type(value).__name__, value, sign), lambda: Const(value))
     arr = np.asarray(value)
     if arr.ndim == 0:
-        key = ("const", arr.dtype.str, arr.item())
+        key = ("const", arr.dtype.str, arr.tobytes())  # the bits: -0.0 is not 0.0
         return intern(key, lambda: Const(arr))
     return Const(arr)
 
