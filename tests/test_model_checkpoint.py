@@ -85,3 +85,27 @@ def test_the_file_lists_are_mindspores(tmp_path):
     ckpts = sorted(n for n in os.listdir(tmp_path / "ms") if n.endswith(".ckpt"))
     assert sorted(os.listdir(tmp_path / "sg")) == ckpts
     assert ckpts[:3] == MINDSPORE_FILES
+
+
+def test_time_monitor_prints_mindspores_epoch_line(tmp_path, capsys):
+    """TimeMonitor's line as MindSpore 2.10 prints it: 'Train epoch time: T ms, per step time: S ms',
+    S = T / steps per epoch; with data_time, the time between steps too."""
+    import re
+
+    from symgrad.train import TimeMonitor
+
+    net = nn.Dense(3, 1)
+    batches = [(X[i : i + 4], Y[i : i + 4]) for i in range(0, 12, 4)]
+    model = symgrad.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.01))
+    model.train(2, batches, callbacks=[TimeMonitor(data_time=True)])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "epoch time" in line]
+    assert len(lines) == 2
+    for line in lines:
+        found = re.fullmatch(
+            r"Train epoch time: ([\d.]+) ms, per step time: ([\d.]+) ms \(data time: ([\d.]+) ms\)", line
+        )
+        assert found, line
+        epoch_ms, step_ms = float(found[1]), float(found[2])
+        assert abs(step_ms - epoch_ms / 3) <= 1e-3 + 1e-6 * epoch_ms
+    with pytest.raises(ValueError, match="TimeMonitor: data_size must be a positive int"):
+        TimeMonitor(data_size=0)
