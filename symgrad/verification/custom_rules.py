@@ -54,24 +54,42 @@ def first_calls(run: Callable[[], object], classes: Sequence[type]) -> dict[type
     return calls
 
 
+def held_fixed(
+    call: Callable, args: Sequence, varied: Sequence[int], params: Sequence, name: str
+) -> Callable:
+    """``call`` as a function of ``args[k]`` for ``k`` in ``varied`` only, the other arguments (a
+    float such as a gradient reversal's lambda, a flag) fixed at their values; its inputs named by
+    ``params[k]`` (the custom rule's own parameters), for the report."""
+
+    def alone(*given):
+        full = list(args)
+        for k, value in zip(varied, given):
+            full[k] = value
+        return call(*full)
+
+    if params:  # else the importer names them itself
+        alone.__signature__ = inspect.Signature([params[k] for k in varied if k < len(params)])  # type: ignore[attr-defined]
+    alone.__name__ = name
+    return alone
+
+
 def forward_names(cls: type, args: Sequence = ()) -> Callable:
     """``cls.apply`` with the parameter names of its ``forward`` (less ``ctx``), for the report.
 
-    With ``args`` (a call's arguments), the function takes the tensor ones only: the others (a
-    float such as a gradient reversal's lambda, a flag) are fixed at their values."""
+    With ``args`` (a call's arguments), the function takes the tensor ones only (:func:`held_fixed`)."""
     params = list(inspect.signature(cls.forward).parameters.values())  # type: ignore[attr-defined]
     if params and params[0].name == "ctx":
         params = params[1:]
-    tensors = [k for k, a in enumerate(args) if hasattr(a, "detach")] if args else list(range(len(params)))
+    name = f"{cls.__name__}.apply"
 
     def apply(*given):
-        full = list(args) if args else list(given)
-        for k, value in zip(tensors, given):
-            full[k] = value
-        return cls.apply(*full)  # type: ignore[attr-defined]
+        return cls.apply(*given)  # type: ignore[attr-defined]
 
-    apply.__signature__ = inspect.Signature([params[k] for k in tensors if k < len(params)])  # type: ignore[attr-defined]
-    apply.__name__ = f"{cls.__name__}.apply"
+    if args:
+        return held_fixed(apply, args, [k for k, a in enumerate(args) if hasattr(a, "detach")], params, name)
+
+    apply.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    apply.__name__ = name
     return apply
 
 

@@ -14,6 +14,7 @@ import contextlib
 import inspect
 from collections.abc import Callable, Iterator
 
+from symgrad.verification.custom_rules import held_fixed
 from symgrad.verification.report import Report
 
 
@@ -79,17 +80,11 @@ def check_custom_jax_rules(report: Report, run: Callable[[], object], verify_one
             report.notes.append(f"{name}: called inside jax.jit (traced arguments): not checked alone")
             continue
         arrays = [k for k, a in enumerate(args) if hasattr(a, "dtype") and hasattr(a, "shape")]
-
-        def alone_fn(*given, _custom=custom, _args=args, _arrays=arrays):  # other arguments held fixed
-            full = list(_args)
-            for k, value in zip(_arrays, given):
-                full[k] = value
-            return _custom(*full)
-
-        alone_fn.__name__ = getattr(custom, "__name__", "custom")
-        with contextlib.suppress(TypeError, ValueError):  # the inputs named as the function names them
+        try:  # the inputs named as the function names them
             params = list(inspect.signature(getattr(custom, "fun", custom)).parameters.values())
-            alone_fn.__signature__ = inspect.Signature([params[k] for k in arrays if k < len(params)])  # type: ignore[attr-defined]
+        except (TypeError, ValueError):
+            params = []
+        alone_fn = held_fixed(custom, args, arrays, params, getattr(custom, "__name__", "custom"))
         try:
             alone = verify_one(alone_fn, *(args[k] for k in arrays))
         except Exception as e:  # noqa: BLE001 - the note says why this rule could not be checked alone
