@@ -209,20 +209,26 @@ class _Replay:
         range); with an index computed from the inputs, every branch, each output selecting its
         branch's value by the index, so its derivative is the chosen branch's (as jnp.where's)."""
         index, operands, index_live = inputs[0], inputs[1:], live[0]
-        runs = [self.run(b.jaxpr, [constant(c) for c in b.consts], operands, live[1:]) for b in branches]
         last = len(branches) - 1
-        if not index_live:
+
+        def branch(b: int) -> tuple[list, list[bool]]:
+            return self.run(branches[b].jaxpr, [constant(c) for c in branches[b].consts], operands, live[1:])
+
+        if not index_live:  # only the branch taken is imported
             value = index.value if isinstance(index, Const) else index
-            return runs[int(np.clip(np.asarray(value).item(), 0, last))]
+            return branch(int(np.clip(np.asarray(value).item(), 0, last)))
+        runs = [branch(b)[0] for b in range(len(branches))]
+        # branch b where index == b (index <= 0: branch 0), else the last
+        tests = [
+            apply("less_equal" if b == 0 else "equal", _node(index), const(np.asarray(b, np.int32)))
+            for b in range(last)
+        ]
         outputs = []
-        for k in range(len(runs[0][0])):
-            chosen = _node(runs[last][0][k])
-            for b in range(last - 1, -1, -1):  # branch b where index == b (index <= 0: branch 0)
-                test = apply(
-                    "less_equal" if b == 0 else "equal", _node(index), const(np.asarray(b, np.int32))
-                )
-                value = _node(runs[b][0][k])
-                chosen = apply("select", broadcast_to(test, value.shape), value, chosen)
+        for k in range(len(runs[0])):
+            chosen = _node(runs[last][k])
+            for b in range(last - 1, -1, -1):
+                value = _node(runs[b][k])
+                chosen = apply("select", broadcast_to(tests[b], value.shape), value, chosen)
             outputs.append(chosen)
         return outputs, [True] * len(outputs)
 
