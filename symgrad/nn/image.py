@@ -79,8 +79,8 @@ class SSIM(Cell):
             raise ValueError(
                 f"For 'SSIM', the images ({h}x{w}) must be at least filter_size {self.filter_size} wide"
             )
-        scale = 1.0 / self.max_val if self.max_val > 1 else 1.0  # MindSpore scales images with max_val > 1
-        max_val = min(float(self.max_val), 1.0) if self.max_val > 1 else float(self.max_val)
+        # MindSpore scales images with max_val > 1 into [0, 1], whose range is then 1
+        scale, max_val = (1.0 / self.max_val, 1.0) if self.max_val > 1 else (1.0, float(self.max_val))
         c1, c2 = (self.k1 * max_val) ** 2, (self.k2 * max_val) ** 2
         window = Tensor(self.window.astype(img1.dtype.np))
 
