@@ -155,18 +155,24 @@ class CBackend(Backend):
 
 
 class CupyBackend(Backend):
-    """CuPy: the whole per-point program fused into one CUDA kernel per output set."""
+    """CuPy: narrow networks as one fused CUDA kernel per output set, wide ones as array programs."""
 
     name = "cupy"
     module = "cupy"
     install_hint = "pip install 'symgrad[cupy]' (needs an NVIDIA GPU and CUDA)"
 
     def build(self, outputs, args, reductions):
-        """The fused kernel and its readable program (CUDA source plus the CuPy batch sums)."""
-        from lowering.cuda import FusedCudaFunction
+        """The fused kernel and its readable program (CUDA source plus the CuPy batch sums), or for
+        wide layers the printed array program (Python over CuPy) in chunks of GPU memory (the
+        fused kernel hands big batches to it too)."""
+        from lowering.cuda import ArrayCudaFunction, FusedCudaFunction, runs_as_arrays
 
-        function = FusedCudaFunction(outputs, args, reductions)
-        return function.program, function
+        program, function = super().build(outputs, args, reductions)
+        arrays = ArrayCudaFunction(function, outputs, args, reductions)
+        if runs_as_arrays(outputs, args):
+            return program, arrays
+        fused = FusedCudaFunction(outputs, args, reductions, arrays)
+        return fused.program, fused
 
     def to_numpy(self, value) -> np.ndarray:
         return self.xp().asnumpy(value)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from symgrad.core.graph import Node
+from symgrad.core.graph import Node, computed_elements, topo_order
 from symgrad.core.registry import CONTRACTION, lookup
 
 
@@ -100,6 +100,14 @@ def plan_batch_sums(
     for p in plans.values():
         needed += leaves(p)
     return plans, list(dict.fromkeys(needed))
+
+
+def point_bytes(outputs: Sequence[Node], reductions: Sequence[str | None] | None) -> int:
+    """Bytes (8 per element) of the values a program computes for one point: the per-point nodes the
+    outputs and the plans' leaves need (a weight gradient's outer product is one product over the
+    batch, never a matrix per point)."""
+    _plans, needed = plan_batch_sums(outputs, reductions)
+    return 8 * max(1, computed_elements(topo_order(needed)))
 
 
 def render(p: Plan, code: dict[Node, str]) -> str:

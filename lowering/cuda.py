@@ -1,9 +1,17 @@
-"""The fused CuPy path: the per-point C program as one CUDA kernel (one thread per point).
+"""The CuPy backend's two ways to run a graph, chosen by the width of its layers.
 
-Every node of every requested output is computed in registers and local memory; only
-the outputs (and the per-point factors of batch sums) are written to GPU memory. Batch
-sums are finished by CuPy: per-point outer products become one cuBLAS product over the
-batch, as on the NumPy backend.
+Narrow networks on fewer than ``ARRAY_POINTS`` points: the per-point C program as one fused
+CUDA kernel (one thread per point).
+Every node of every requested output is computed in registers and local memory; only the
+outputs (and the per-point factors of batch sums) are written to GPU memory. Batch sums are
+finished by CuPy: per-point outer products become one cuBLAS product over the batch, as on
+the NumPy backend.
+
+Wide networks (a product with a shared matrix of at least ``ARRAY_ELEMENTS`` elements, where
+one thread per point would keep H-wide activations in local memory and stream the matrix for every
+point), and narrow ones on at least ``ARRAY_POINTS`` points: the printed array program over CuPy,
+every product one cuBLAS matrix product over the whole batch (tiled by cuBLAS), elementwise ops as
+CuPy kernels, in chunks of points that fit a quarter of the GPU's free memory (CuPy's pool included).
 """
 
 from __future__ import annotations
@@ -14,21 +22,63 @@ from collections.abc import Sequence
 import numpy as np
 
 from lowering import batch_sums
-from lowering.c import point_inputs, print_point_program
+from lowering.c import point_inputs, print_point_program, tiles
+from lowering.chunks import in_chunks
 from lowering.printer import FUNCTION, Program, argument_names
 from lowering.runtime import ArrayRuntime
-from symgrad.core.graph import Node, Var
+from symgrad.core.graph import Node, Var, topo_order
 
 THREADS_PER_BLOCK = 128
+# a product with a shared matrix of this many elements runs as an array program, and so does a
+# narrow network's call on this many points (measured on an H200: bench/RESULTS.md, "Wide layers
+# on the GPU")
+ARRAY_ELEMENTS = 4096
+ARRAY_POINTS = 2**18
+
+
+def runs_as_arrays(outputs: Sequence[Node], args: Sequence[Var]) -> bool:
+    """Whether a product multiplies a per-point value by a shared matrix (a Parameter's) of at least
+    ``ARRAY_ELEMENTS`` elements: then the array program, else the fused per-point kernel."""
+    weights = [var for var in args if var.param is not None]
+    return tiles.wide(topo_order(outputs), weights, ARRAY_ELEMENTS)
+
+
+class ArrayCudaFunction:
+    """The printed array program over CuPy, run in chunks of points that fit the GPU's memory."""
+
+    def __init__(self, function, outputs: Sequence[Node], args: Sequence[Var], reductions):
+        import cupy
+
+        self.cupy = cupy
+        self.function = function
+        self.outputs, self.args, self.reductions = list(outputs), list(args), list(reductions)
+        self.point_bytes = batch_sums.point_bytes(self.outputs, self.reductions)
+
+    def __call__(self, *values_and_consts_and_batch):
+        *values, consts, batch = values_and_consts_and_batch
+        free, _total = self.cupy.cuda.Device().mem_info  # and what CuPy's pool holds unused
+        size = max(1, (free + self.cupy.get_default_memory_pool().free_bytes()) // 4 // self.point_bytes)
+        if math.prod(batch) <= size:
+            return self.function(*values, consts, batch)
+        return in_chunks(
+            self.function, self.args, self.outputs, self.reductions, values, consts, batch, size, self.cupy
+        )
 
 
 class FusedCudaFunction:
     """Callable like a printed program: ``fn(*arrays, consts, batch) -> outputs`` on CuPy arrays."""
 
-    def __init__(self, outputs: Sequence[Node], args: Sequence[Var], reductions: Sequence[str | None]):
+    def __init__(
+        self,
+        outputs: Sequence[Node],
+        args: Sequence[Var],
+        reductions: Sequence[str | None],
+        arrays: ArrayCudaFunction | None = None,
+    ):
         import cupy
 
         self.cupy = cupy
+        self.arrays = arrays  # the array program, for calls on at least ARRAY_POINTS points
         self.args = list(args)
         plans, self.leaves = batch_sums.plan_batch_sums(outputs, reductions)
         self.point = print_point_program(self.leaves, self.args, target="cuda")
@@ -51,6 +101,8 @@ class FusedCudaFunction:
         cupy = self.cupy
         *values, _consts, batch = values_and_consts_and_batch
         n = math.prod(batch)
+        if self.arrays is not None and n >= ARRAY_POINTS:
+            return self.arrays(*values_and_consts_and_batch)
         params: list = [np.int64(n)]
         for array, stride in point_inputs(cupy, self.args, values, batch, self.real):
             params += [array, np.int64(stride)]

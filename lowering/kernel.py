@@ -10,7 +10,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from lowering.backends import BACKENDS, Backend
-from symgrad.core.graph import Node, Var, computed_elements, topo_order
+from lowering.batch_sums import point_bytes
+from lowering.chunks import in_chunks
+from symgrad.core.graph import Node, Var
 from symgrad.errors import OpError
 
 CHUNK = 32768  # default points per chunk of a NumPy kernel (measured: bench/RESULTS.md)
@@ -43,8 +45,8 @@ class Kernel:
         # points per chunk on NumPy and C (bounds memory); None runs all at once
         self.chunk = CHUNK
         if backend.array_intermediates:
-            per_point = 8 * computed_elements(topo_order(self._outputs))
-            self.chunk = max(1, min(CHUNK, CHUNK_BYTES // max(1, per_point)))
+            per_point = point_bytes(self._outputs, self.reductions)
+            self.chunk = max(1, min(CHUNK, CHUNK_BYTES // per_point))
 
     def __reduce__(self):
         """Pickled as its graph and backend name and rebuilt on load (a Dask worker compiles its own copy;
@@ -77,7 +79,10 @@ class Kernel:
         batch = self._batch_shape(values)
         with self._warnings_named():
             if backend.chunked and self.chunk and math.prod(batch) > self.chunk:
-                out = self._chunked(values, batch)
+                out = in_chunks(
+                    self._fn, self._args, self._outputs, self.reductions,
+                    values, self._program.consts, batch, self.chunk, np,
+                )  # fmt: skip
             else:
                 out = self._fn(*values, self._program.consts, batch)
         like = next((v for v in values if backend.is_float(v)), None)
@@ -153,37 +158,6 @@ class Kernel:
                 warnings.warn(text, w.category, stacklevel=4)
             else:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-
-    def _chunked(self, values, batch: tuple) -> list:
-        """Run over ``self.chunk`` points at a time, so memory is bounded by the chunk size.
-
-        Per-point outputs are concatenated; batch-reduced outputs are summed over the chunks.
-        """
-        n = math.prod(batch)
-        flat: list[np.ndarray | None] = []
-        for var, value in zip(self._args, values):
-            if value.ndim == var.ndim:  # no batch axes (weights): shared by every chunk
-                flat.append(None)
-            else:
-                flat.append(np.broadcast_to(value, batch + var.shape).reshape((n,) + var.shape))
-        pieces: list[list] = [[] for _ in self._outputs]
-        size = self.chunk
-        for start in range(0, n, size):
-            stop = min(start + size, n)
-            chunk = [v if f is None else f[start:stop] for v, f in zip(values, flat)]
-            for k, value in enumerate(self._fn(*chunk, self._program.consts, (stop - start,))):
-                pieces[k].append(value)
-        out = []
-        for node, reduction, parts in zip(self._outputs, self.reductions, pieces):
-            if reduction is not None:
-                out.append(sum(parts[1:], parts[0]))
-            else:
-                starts = range(0, n, size)
-                parts = [
-                    np.broadcast_to(p, (min(s + size, n) - s,) + node.shape) for s, p in zip(starts, parts)
-                ]
-                out.append(np.concatenate(parts).reshape(batch + node.shape))
-        return out
 
     def _conform(self, name: str, var: Var, data):
         """``data`` as this backend's array in the variable's dtype, or a TypeError saying why not.

@@ -13,11 +13,13 @@ import ctypes
 import importlib.machinery
 import shutil
 import subprocess
+import sys
 import tempfile
 import types
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 SHIM = """
 #include <math.h>
@@ -70,11 +72,46 @@ class RawKernel:
         self.launches += 1
 
 
+class Device:
+    """``cupy.cuda.Device()``: its free and total memory (``free`` is set by tests), ``synchronize``."""
+
+    free = 2**30
+
+    @property
+    def mem_info(self) -> tuple[int, int]:
+        return Device.free, 2 * Device.free
+
+    def synchronize(self) -> None:
+        pass
+
+
 def fake_cupy() -> types.ModuleType:
-    """A ``cupy`` module: NumPy's functions, ``asnumpy`` and ``RawKernel``."""
+    """A ``cupy`` module: NumPy's functions, ``asnumpy``, ``RawKernel`` and ``cuda.Device``."""
     module = types.ModuleType("cupy")
     module.__spec__ = importlib.machinery.ModuleSpec("cupy", None)
     module.__getattr__ = lambda name: getattr(np, name)  # type: ignore[method-assign]
     module.asnumpy = np.asarray  # type: ignore[attr-defined]
     module.RawKernel = RawKernel  # type: ignore[attr-defined]
+    module.cuda = types.SimpleNamespace(Device=Device)  # type: ignore[attr-defined]
+    pool = types.SimpleNamespace(free_bytes=lambda: 0, free_all_blocks=lambda: None)
+    module.get_default_memory_pool = lambda: pool  # type: ignore[attr-defined]
     return module
+
+
+@pytest.fixture(params=["double", "gpu"])
+def cupy_or_double(request, monkeypatch):
+    """The CuPy test double (g++ on the host), or real CuPy on a GPU where there is one."""
+    import symgrad
+
+    if request.param == "gpu":
+        if not symgrad.context.gpu_available():
+            pytest.skip("CuPy with a CUDA GPU is not available here")
+        return sys.modules["cupy"]
+    if symgrad.context.gpu_available():
+        pytest.skip("real CuPy and a GPU are here: the gpu cases run instead of the double")
+    if shutil.which("g++") is None:
+        pytest.skip("the CuPy double compiles with g++")
+    if "cupy" in sys.modules and not hasattr(sys.modules["cupy"], "RawKernel"):
+        pytest.skip("a module named cupy is loaded that is not CuPy")
+    monkeypatch.setitem(sys.modules, "cupy", fake_cupy())
+    return sys.modules["cupy"]

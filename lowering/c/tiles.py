@@ -58,16 +58,16 @@ _ROWS = 6  # rows of an outer-sum tile, each TILE_VECTORS vectors of columns
 _PANEL = 256  # bytes of b's panels in an outer sum at most: 4 vectors (OUTER_PANEL values)
 
 
-def wide(nodes: Iterable[Node], shared: Iterable[Var]) -> bool:
+def wide(nodes: Iterable[Node], shared: Iterable[Var], elements: int = WIDE_ELEMENTS) -> bool:
     """Whether a product of ``nodes`` multiplies a per-point operand by a matrix of at least
-    ``WIDE_ELEMENTS`` elements that every point shares (``shared`` and what depends on them alone)."""
+    ``elements`` elements that every point shares (``shared`` and what depends on them alone)."""
     uniform: set[Node] = set(shared)
     for node in nodes:
         if isinstance(node, Const) or (not isinstance(node, Var) and all(a in uniform for a in node.args)):
             uniform.add(node)
         elif node.args and lookup(node.op).pattern == CONTRACTION:
             matrices = [a for a in node.args if a in uniform and a.ndim == 2]
-            if len(matrices) == 1 and size_of(matrices[0]) >= WIDE_ELEMENTS:
+            if len(matrices) == 1 and size_of(matrices[0]) >= elements:
                 return True
     return False
 
