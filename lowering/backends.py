@@ -20,6 +20,7 @@ from types import ModuleType
 
 import numpy as np
 
+from lowering.cupy.printer import CupyPrinter
 from lowering.printer import FUNCTION, MindsporePrinter, NumpyPrinter, Program
 from lowering.runtime import ArrayRuntime
 
@@ -160,6 +161,13 @@ class CupyBackend(Backend):
     name = "cupy"
     module = "cupy"
     install_hint = "pip install 'symgrad[cupy]' (needs an NVIDIA GPU and CUDA)"
+    printer = CupyPrinter()
+
+    def namespace(self) -> dict:
+        from lowering.cupy.runtime import CupyRuntime
+
+        cupy = self.xp()
+        return {"np": cupy, "xp": cupy, "rt": CupyRuntime(cupy)}
 
     def build(self, outputs, args, reductions):
         """The fused kernel and its readable program (CUDA source plus the CuPy batch sums), or for

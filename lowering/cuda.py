@@ -24,8 +24,8 @@ import numpy as np
 from lowering import batch_sums
 from lowering.c import point_inputs, print_point_program, tiles
 from lowering.chunks import in_chunks
+from lowering.cupy.runtime import CupyRuntime
 from lowering.printer import FUNCTION, Program, argument_names
-from lowering.runtime import ArrayRuntime
 from symgrad.core.graph import Node, Var, topo_order
 
 THREADS_PER_BLOCK = 128
@@ -87,7 +87,7 @@ class FusedCudaFunction:
         header = f"def finish({', '.join([*names.values(), '_batch'])}):"
         body = ", ".join(batch_sums.render_all(outputs, plans, names))
         self.finish_source = f"{header}\n    return ({body},)\n"
-        namespace = {"np": cupy, "xp": cupy, "rt": ArrayRuntime(cupy)}
+        namespace = {"np": cupy, "xp": cupy, "rt": CupyRuntime(cupy)}
         exec(compile(self.finish_source, "<symgrad batch sums>", "exec"), namespace)
         self._finish = namespace["finish"]
         self._kernel = cupy.RawKernel(self.point.source, FUNCTION)

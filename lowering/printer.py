@@ -79,11 +79,13 @@ class NumpyPrinter:
         plans, needed = batch_sums.plan_batch_sums(outputs, reductions)
         arg_names = argument_names(args)
         code: dict[Node, str] = dict(zip(args, arg_names))
-        body: list[tuple[str, str, list[str]]] = []  # (name, expression, names it reads)
+        body: list[tuple[str, str, list[str]]] = []  # (names, expression, names it reads)
         described: dict[str, str] = {}
         consts: list = []
         op_count = 0
-        for node in topo_order(needed):
+        nodes = topo_order(needed)
+        self.start(nodes, needed)
+        for node in nodes:
             if node in code:
                 continue
             if isinstance(node, Var):
@@ -97,11 +99,12 @@ class NumpyPrinter:
                 continue
             code[node] = f"t{op_count}"
             op_count += 1
-            body.append((code[node], self.node(node, code), [code[a] for a in node.args]))
+            self.emit(node, code, body)
             op = lookup(node.op)
             described[code[node]] = (
                 f"{op.display}: {code[node]} = {op.describe(node, [code[a] for a in node.args])}"
             )
+        self.flush(code, body)
         returned = []
         for k, out in enumerate(outputs):
             if k in plans:
@@ -123,6 +126,16 @@ class NumpyPrinter:
             if line.split(" = ", 1)[0] in described
         }
         return Program(source + "\n", arg_names, consts, op_count, where)
+
+    def start(self, nodes: list[Node], kept: Sequence[Node]) -> None:
+        """Called before the nodes are printed (in ``nodes``' order; ``kept`` are read after)."""
+
+    def emit(self, node: Node, code: dict[Node, str], body: list[tuple[str, str, list[str]]]) -> None:
+        """Append the line computing ``node`` (named ``code[node]``) to ``body``."""
+        body.append((code[node], self.node(node, code), [code[a] for a in node.args]))
+
+    def flush(self, code: dict[Node, str], body: list[tuple[str, str, list[str]]]) -> None:
+        """Called after the last node: append any lines a subclass held back."""
 
     def node(self, node: Node, code: dict[Node, str]) -> str:
         """The expression computing ``node`` from its arguments' names."""
@@ -170,8 +183,9 @@ def _const_line(node: Const, consts: list) -> str:
 
 
 def _with_deletions(body, keep: set[str]) -> list[str]:
-    """Assignments with ``del`` after each temporary's last use, to bound peak memory."""
-    assigned = {name for name, _, _ in body}
+    """Assignments with ``del`` after each temporary's last use, to bound peak memory (a line may
+    assign several names: ``"t1, t2"``)."""
+    assigned = {name for names, _, _ in body for name in names.split(", ")}
     last_use: dict[str, int] = {}
     for i, (_, _, reads) in enumerate(body):
         for name in reads:

@@ -92,11 +92,6 @@ class ArrayRuntime:
             return a * math.prod(batch)
         if tuple(a.shape[: a.ndim - rank]) != batch:
             a = self.xp.broadcast_to(a, batch + shape)
-        if getattr(self.xp, "__name__", "") == "cupy" and a.dtype.kind == "f":
-            # CuPy reduces a column of a million rows on a few blocks (11-23 ms for 1e6 x 16 on an
-            # H200); one product with a ones vector is cuBLAS (0.06 ms): bench/gpu.py --profile.
-            flat = a.reshape(math.prod(batch), -1)
-            return (self.xp.ones(flat.shape[0], dtype=flat.dtype) @ flat).reshape(shape)
         return a.reshape((-1,) + shape).sum(0)
 
     def batch_outer(self, a, b, transpose_a: bool, transpose_b: bool, batch: tuple):

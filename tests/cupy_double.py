@@ -30,22 +30,27 @@ extern "C" { struct symgrad_dim3 blockIdx, threadIdx, blockDim; }
 """
 
 
+def _compile(source: str) -> ctypes.CDLL:
+    """C++ ``source`` compiled by the host compiler and loaded."""
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        raise RuntimeError("the CuPy test double needs a C++ compiler (g++)")
+    folder = Path(tempfile.mkdtemp(prefix="symgrad-cupy-double-"))
+    (folder / "kernel.cpp").write_text(source)
+    done = subprocess.run(
+        [compiler, "-O1", "-shared", "-fPIC", "kernel.cpp", "-o", "kernel.so"],
+        cwd=folder, capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"the CUDA source does not compile as C++:\n{done.stderr[-3000:]}")
+    return ctypes.CDLL(str(folder / "kernel.so"))
+
+
 class RawKernel:
     """``cupy.RawKernel``: compiled with the host C++ compiler, launched by looping over the grid."""
 
     def __init__(self, source: str, name: str):
-        compiler = shutil.which("g++") or shutil.which("c++")
-        if compiler is None:
-            raise RuntimeError("the CuPy test double needs a C++ compiler (g++)")
-        folder = Path(tempfile.mkdtemp(prefix="symgrad-cupy-double-"))
-        (folder / "kernel.cpp").write_text(SHIM + source)
-        done = subprocess.run(
-            [compiler, "-O1", "-shared", "-fPIC", "kernel.cpp", "-o", "kernel.so"],
-            cwd=folder, capture_output=True, text=True,
-        )  # fmt: skip
-        if done.returncode != 0:
-            raise RuntimeError(f"the CUDA source does not compile as C++:\n{done.stderr[-3000:]}")
-        self.library = ctypes.CDLL(str(folder / "kernel.so"))
+        self.library = _compile(SHIM + source)
         self.function = getattr(self.library, name)
         self.function.restype = None
         self.launches = 0
@@ -72,6 +77,47 @@ class RawKernel:
         self.launches += 1
 
 
+class ElementwiseKernel:
+    """``cupy.ElementwiseKernel(in_params, out_params, operation, name)`` for inputs of one type
+    ``T`` (float64 or float32): the operation compiled as C++ per type, over the broadcast inputs."""
+
+    def __init__(self, in_params: str, out_params: str, operation: str, name: str):
+        self.inputs = [p.split()[-1] for p in in_params.split(",")]
+        self.outputs = [p.split()[-1] for p in out_params.split(",")]
+        self.operation, self.name = operation, name
+        self.compiled: dict[str, ctypes.CDLL] = {}
+        self.launches = 0
+
+    def _function(self, real: str):
+        if real not in self.compiled:
+            params = [f"const T *p_{n}" for n in self.inputs] + [f"T *p_{n}" for n in self.outputs]
+            source = "\n".join([
+                "#include <cmath>", "using namespace std;", f"typedef {real} T;",
+                f'extern "C" void {self.name}(long long n, {", ".join(params)})',
+                "{ for (long long i = 0; i < n; i++) {",
+                *[f"const T {n} = p_{n}[i];" for n in self.inputs],
+                *[f"T {n};" for n in self.outputs],
+                self.operation,
+                *[f"p_{n}[i] = {n};" for n in self.outputs],
+                "} }",
+            ])  # fmt: skip
+            self.compiled[real] = _compile(source)
+        function = getattr(self.compiled[real], self.name)
+        function.restype = None
+        return function
+
+    def __call__(self, *arrays):
+        dtypes = {a.dtype for a in arrays}
+        assert len(dtypes) == 1 and dtypes <= {np.dtype(np.float64), np.dtype(np.float32)}, dtypes
+        real = "double" if np.dtype(np.float64) in dtypes else "float"
+        full = [np.ascontiguousarray(a) for a in np.broadcast_arrays(*arrays)]
+        outs = [np.empty(full[0].shape, full[0].dtype) for _ in self.outputs]
+        pointers = [ctypes.c_void_p(a.ctypes.data) for a in full + outs]
+        self._function(real)(ctypes.c_longlong(full[0].size), *pointers)
+        self.launches += 1
+        return tuple(outs) if len(outs) > 1 else outs[0]
+
+
 class Device:
     """``cupy.cuda.Device()``: its free and total memory (``free`` is set by tests), ``synchronize``."""
 
@@ -92,6 +138,7 @@ def fake_cupy() -> types.ModuleType:
     module.__getattr__ = lambda name: getattr(np, name)  # type: ignore[method-assign]
     module.asnumpy = np.asarray  # type: ignore[attr-defined]
     module.RawKernel = RawKernel  # type: ignore[attr-defined]
+    module.ElementwiseKernel = ElementwiseKernel  # type: ignore[attr-defined]
     module.cuda = types.SimpleNamespace(Device=Device)  # type: ignore[attr-defined]
     pool = types.SimpleNamespace(free_bytes=lambda: 0, free_all_blocks=lambda: None)
     module.get_default_memory_pool = lambda: pool  # type: ignore[attr-defined]

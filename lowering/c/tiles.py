@@ -58,9 +58,11 @@ _ROWS = 6  # rows of an outer-sum tile, each TILE_VECTORS vectors of columns
 _PANEL = 256  # bytes of b's panels in an outer sum at most: 4 vectors (OUTER_PANEL values)
 
 
-def wide(nodes: Iterable[Node], shared: Iterable[Var], elements: int = WIDE_ELEMENTS) -> bool:
+def wide(nodes: Iterable[Node], shared: Iterable[Var], elements: int | None = None) -> bool:
     """Whether a product of ``nodes`` multiplies a per-point operand by a matrix of at least
-    ``elements`` elements that every point shares (``shared`` and what depends on them alone)."""
+    ``elements`` (default ``WIDE_ELEMENTS``) elements that every point shares (``shared`` and what
+    depends on them alone)."""
+    elements = WIDE_ELEMENTS if elements is None else elements
     uniform: set[Node] = set(shared)
     for node in nodes:
         if isinstance(node, Const) or (not isinstance(node, Var) and all(a in uniform for a in node.args)):
