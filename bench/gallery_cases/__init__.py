@@ -1,0 +1,1 @@
+"""DeepXDE's example gallery, each problem written for DeepXDE and for symgrad (index: bench/gallery_problems.py)."""
