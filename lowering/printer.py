@@ -83,9 +83,7 @@ class NumpyPrinter:
         described: dict[str, str] = {}
         consts: list = []
         op_count = 0
-        nodes = topo_order(needed)
-        self.start(nodes, needed)
-        for node in nodes:
+        for node in self.start(topo_order(needed), needed):
             if node in code:
                 continue
             if isinstance(node, Var):
@@ -127,8 +125,10 @@ class NumpyPrinter:
         }
         return Program(source + "\n", arg_names, consts, op_count, where)
 
-    def start(self, nodes: list[Node], kept: Sequence[Node]) -> None:
-        """Called before the nodes are printed (in ``nodes``' order; ``kept`` are read after)."""
+    def start(self, nodes: list[Node], kept: Sequence[Node]) -> list[Node]:
+        """The order to print ``nodes`` in (one that computes every node after its arguments), told
+        before the first is printed; ``kept`` are read after the last."""
+        return nodes
 
     def emit(self, node: Node, code: dict[Node, str], body: list[tuple[str, str, list[str]]]) -> None:
         """Append the line computing ``node`` (named ``code[node]``) to ``body``."""

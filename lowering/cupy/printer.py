@@ -8,6 +8,7 @@ operation is the ops' C spellings, with the values that only the run reads as lo
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 
 from lowering.c.point_program import c_literal
@@ -22,13 +23,49 @@ _SPELLINGS = ("cuda", "c")
 class CupyPrinter(NumpyPrinter):
     """The NumPy printer's program, with runs of float elementwise nodes fused."""
 
-    def start(self, nodes: list[Node], kept: Sequence[Node]) -> None:
+    def start(self, nodes: list[Node], kept: Sequence[Node]) -> list[Node]:
         self.kept = set(kept)
         self.consumers: dict[Node, set[Node]] = {}
         for node in nodes:
             for a in node.args:
                 self.consumers.setdefault(a, set()).add(node)
         self.run: list[Node] = []
+        return self.schedule(nodes)
+
+    def schedule(self, nodes: list[Node]) -> list[Node]:
+        """``nodes`` reordered so that fusable nodes of one shape come together where the graph
+        allows: after a fusable node, the next is a ready fusable node of its shape if there is
+        one; otherwise the first ready node in the given order."""
+        position = {node: k for k, node in enumerate(nodes)}
+        waiting = [sum(1 for a in set(node.args) if a in position) for node in nodes]
+        ready = [k for k, count in enumerate(waiting) if count == 0]  # heaps of positions
+        ready_fusable: dict[tuple, list[int]] = {}
+        for k in ready:
+            if fusable(nodes[k]):
+                heapq.heappush(ready_fusable.setdefault(nodes[k].shape, []), k)
+        heapq.heapify(ready)
+        done = [False] * len(nodes)
+        order: list[Node] = []
+        while len(order) < len(nodes):
+            last = order[-1] if order else None
+            same = ready_fusable.get(last.shape, []) if last is not None and fusable(last) else []
+            while same and done[same[0]]:  # entries already printed from the other heap
+                heapq.heappop(same)
+            heap = same or ready
+            k = heapq.heappop(heap)
+            if done[k]:
+                continue
+            done[k] = True
+            order.append(nodes[k])
+            for consumer in self.consumers.get(nodes[k], ()):
+                c = position.get(consumer)
+                if c is not None:
+                    waiting[c] -= 1
+                    if waiting[c] == 0:
+                        heapq.heappush(ready, c)
+                        if fusable(consumer):
+                            heapq.heappush(ready_fusable.setdefault(consumer.shape, []), c)
+        return order
 
     def emit(self, node: Node, code: dict[Node, str], body: Body) -> None:
         if not fusable(node):
