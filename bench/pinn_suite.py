@@ -4,7 +4,7 @@ Each problem runs three times with the same network, points and wall-time cap: D
 (PyTorch backend) as shipped (float32) and in float64, Adam (lr 1e-3, at most ``--adam`` steps)
 then L-BFGS; then symgrad in float64 on its C kernels, given the wall time DeepXDE float32 took,
 with the method the table names. Errors are relative L2 against an exact solution or a reference
-checked elsewhere (Burgers: Cole-Hopf quadrature; Allen-Cahn: ETDRK4, tests/test_pinn_research.py).
+checked elsewhere (Burgers: Cole-Hopf quadrature; Allen-Cahn: ETDRK4, tests/pinn/test_research.py).
 
 - burgers: Raissi's setup, [2, 20, 20, 20, 1] tanh, 2540 + 80 + 160 points (DeepXDE's example);
   symgrad: the conditions built into u (``hard_constraint``), so 2540 interior points only, and

@@ -2,7 +2,7 @@
 
 Ops called on tensors alone are generated from the op table (``Api.functions`` of each
 record); ops with MindSpore-specific arguments are written below by hand, and
-``tests/test_op_table.py`` checks that every public name a record declares exists here.
+``tests/contracts/test_op_table.py`` checks that every public name a record declares exists here.
 """
 
 from __future__ import annotations

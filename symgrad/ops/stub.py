@@ -3,7 +3,7 @@
 ``symgrad.ops`` is partly generated from the op table at import (``ops.sin``, ``ops.Sin``, ...), so
 without a stub go-to-definition finds nothing and ``ops.sin(x)`` has type ``Any``. The stub
 re-exports every hand-written name from the module that defines it and declares every generated
-function and class with its arguments. ``tests/test_ops_stub.py`` fails when it is stale; rewrite it
+function and class with its arguments. ``tests/ops/test_stub.py`` fails when it is stale; rewrite it
 with ``python -m symgrad.ops.stub``.
 """
 
