@@ -8,33 +8,14 @@ NumPy backend. The ``gpu`` cases run the same checks through real CuPy (bench/gp
 
 from __future__ import annotations
 
-import shutil
-import sys
-
 import numpy as np
-import pytest
 
 import symgrad
 from symgrad import ops
 from symgrad.models import PointMLP, burgers_terms
-from tests.cupy_double import fake_cupy
+from tests import cupy_double
 
-
-@pytest.fixture(params=["double", "gpu"])
-def cupy_double(request, monkeypatch):
-    """The CuPy test double (g++ on the host), or real CuPy on a GPU where there is one."""
-    if request.param == "gpu":
-        if not symgrad.context.gpu_available():
-            pytest.skip("CuPy with a CUDA GPU is not available here")
-        return sys.modules["cupy"]
-    if symgrad.context.gpu_available():
-        pytest.skip("real CuPy and a GPU are here: the gpu cases run instead of the double")
-    if shutil.which("g++") is None:
-        pytest.skip("the CuPy double compiles with g++")
-    if "cupy" in sys.modules and not hasattr(sys.modules["cupy"], "RawKernel"):
-        pytest.skip("a module named cupy is loaded that is not CuPy")
-    monkeypatch.setitem(sys.modules, "cupy", fake_cupy())
-    return sys.modules["cupy"]
+cupy_or_double = cupy_double.cupy_or_double  # the fixture: the double here, real CuPy on a GPU
 
 
 def _same(outputs, inputs, arrays, reduce=None, rtol=1e-12):
@@ -50,7 +31,7 @@ def _same(outputs, inputs, arrays, reduce=None, rtol=1e-12):
     return fused
 
 
-def test_pinn_residual_and_loss_gradient(cupy_double, rng):
+def test_pinn_residual_and_loss_gradient(cupy_or_double, rng):
     net = PointMLP([2, 8, 8, 1], seed=0)
     x, t = symgrad.placeholder("x"), symgrad.placeholder("t")
     terms = burgers_terms(net, x, t)
@@ -66,7 +47,7 @@ def test_pinn_residual_and_loss_gradient(cupy_double, rng):
     )
 
 
-def test_structural_ops_bools_and_broadcast_inputs(cupy_double, rng):
+def test_structural_ops_bools_and_broadcast_inputs(cupy_or_double, rng):
     v = symgrad.placeholder("v", (3,))
     w = symgrad.placeholder("w", (3, 2))
     odd = ops.stack([v[::-1], ops.relu(v) * 2.0, ops.broadcast_to(v[0], (3,))]).sum(0)
@@ -77,7 +58,7 @@ def test_structural_ops_bools_and_broadcast_inputs(cupy_double, rng):
         assert fused._fn._kernel.launches == 1
 
 
-def test_float32_graphs_compute_in_float(cupy_double, rng):
+def test_float32_graphs_compute_in_float(cupy_or_double, rng):
     x = symgrad.placeholder("x", (2,), dtype=symgrad.float32)
     out = ops.grad(lambda x: (ops.sin(x) * x).sum())(x)
     points = rng.normal(size=(50, 2)).astype(np.float32)
@@ -85,7 +66,7 @@ def test_float32_graphs_compute_in_float(cupy_double, rng):
     assert "computes in float" in fused.source
 
 
-def test_special_functions_of_symgrads_own_compile_for_the_device(cupy_double, rng):
+def test_special_functions_of_symgrads_own_compile_for_the_device(cupy_or_double, rng):
     """polygamma is a C function of symgrad's own: the CUDA source carries it as a device function."""
     x = symgrad.placeholder("x")
     points = np.concatenate([rng.uniform(-5.5, 9, 200), [0.0, -2.0, 0.5]])
