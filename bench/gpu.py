@@ -56,7 +56,7 @@ def symgrad_gpu(weights, xs, ts, path: str = "auto"):
     import cupy
 
     import symgrad
-    from lowering import cuda
+    from lowering.cupy import functions as cuda
     from symgrad.models import PointMLP, burgers_terms
 
     start = time.perf_counter()

@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from lowering.backends import BACKENDS, Backend
+from lowering.backend import Backend
+from lowering.backends import BACKENDS
 from lowering.batch_sums import point_bytes
 from lowering.chunks import in_chunks
 from symgrad.core.graph import Node, Var

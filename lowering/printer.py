@@ -153,18 +153,6 @@ class NumpyPrinter:
         return text
 
 
-class MindsporePrinter(NumpyPrinter):
-    """``mindspore.ops`` code: Python numbers take the op's own dtype."""
-
-    spelling_keys = ("mindspore",)
-
-    def argument(self, node: Node, arg: Node, text: str) -> str:
-        if isinstance(arg, Const) and arg.is_weak and node.dtype is not None:
-            # MindSpore rounds Python floats to float32; give the constant the op's own dtype
-            return f"rt.scalar({arg.value!r}, {node.dtype.name!r})"
-        return text
-
-
 def unbound(node: Var, args: Sequence[Var]) -> UnboundError:
     """The error for an output that depends on a variable that is not an argument."""
     listed = ", ".join(v.display_name for v in args)

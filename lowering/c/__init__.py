@@ -1,7 +1,7 @@
 """The per-point C program: a graph as one C function that evaluates every node for one point.
 
 The same body serves the CPU (``openmp_driver``: a parallel loop over the points, compiled
-by the system C compiler) and the GPU (``cuda_driver``: one CUDA thread per point). One file
+by the system C compiler) and the GPU (``lowering.cupy.cuda_driver``: one CUDA thread per point). One file
 per job:
 
 - ``walk.py``: :class:`~lowering.c.walk.PointPrinter`, the walk over the graph and what every
@@ -9,7 +9,7 @@ per job:
 - ``elementwise.py``, ``products.py``, ``structural.py``: the emitters, one per op pattern
   (registered in ``EMITTERS`` below);
 - ``outputs.py``: a point's outputs written out or added to the batch sums;
-- ``openmp_driver.py``, ``cuda_driver.py``: the loop around the body.
+- ``openmp_driver.py`` (and ``lowering/cupy/cuda_driver.py``): the loop around the body.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lowering import batch_sums
-from lowering.c import cuda_driver, elementwise, openmp_driver, products, structural
-from lowering.c.cuda_driver import point_inputs
+from lowering.c import elementwise, openmp_driver, products, structural
 from lowering.c.point_program import PointProgram
 from lowering.c.walk import Emitter, PointPrinter
+from lowering.cupy import cuda_driver
+from lowering.cupy.cuda_driver import point_inputs
 from symgrad.core.graph import Node, Var
 from symgrad.core.registry import CONTRACTION, GATHER, MAP, REDUCTION
 

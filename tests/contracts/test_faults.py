@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 import lowering
 import symgrad
-from lowering import c_backend, library_cache
+from lowering.c import build as c_backend
+from lowering.c import library_cache
 from symgrad import GradError, OpError, Tensor, ops
 from symgrad.errors import PositionError
 

@@ -16,10 +16,10 @@ import sympy
 
 import lowering
 import symgrad
-from lowering.c_backend import VECTOR_MATH
-from lowering.mindspore_runtime import MindsporeRuntime
+from lowering.c.build import VECTOR_MATH
+from lowering.mindspore.runtime import MindsporeRuntime
 from lowering.runtime import ArrayRuntime
-from lowering.torch_runtime import TorchRuntime
+from lowering.torch.runtime import TorchRuntime
 from symgrad import Tensor, extend, ops
 from symgrad.core.graph import Var
 from symgrad.core.registry import CUSTOM, ELEMENTWISE, LINEAR, MAP, NONDIFF, OPS

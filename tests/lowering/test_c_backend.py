@@ -11,8 +11,8 @@ import pytest
 import lowering
 import lowering.c
 import lowering.c.walk
-import lowering.c_backend as c_backend
 import symgrad
+from lowering.c import build as c_backend
 from symgrad import ops
 from symgrad.errors import UnboundError
 from symgrad.models import PointMLP, burgers_terms

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import symgrad
-from lowering import cuda
+from lowering.cupy import functions as cuda
 from symgrad.models import PointMLP, burgers_terms
 from tests import cupy_double
 from tests.cupy_double import Device

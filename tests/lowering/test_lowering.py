@@ -247,7 +247,7 @@ def test_values_already_bound_become_kernel_constants():
 
 def test_mindspore_source_is_printed_without_mindspore():
     """The MindSpore program can be read (and tested) on machines without MindSpore."""
-    from lowering.printer import MindsporePrinter
+    from lowering.mindspore.printer import MindsporePrinter
 
     x = symgrad.placeholder("x", (3,))
     w = symgrad.Parameter(symgrad.Tensor(np.ones((3, 2))), name="w")

@@ -51,7 +51,7 @@ def program(printer: PointPrinter) -> PointProgram:
 
 def point_inputs(xp, args: Sequence[Var], values, batch: tuple, real: np.dtype) -> list[tuple]:
     """Each argument as ``(contiguous array, stride)`` in the kernel's calling convention
-    (the C ones lay out their calls with :class:`lowering.call_plan.CallPlan`).
+    (the C ones lay out their calls with :class:`lowering.c.call_plan.CallPlan`).
 
     A value without batch axes (a weight) is shared by every point (stride 0); other values
     are broadcast to ``batch`` and laid out one point after another.

@@ -23,9 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lowering import library_cache
-from lowering.c import PointProgram, print_point_program
-from lowering.call_plan import CallPlan
+from lowering.c import PointProgram, library_cache, print_point_program
+from lowering.c.call_plan import CallPlan
 from lowering.printer import FUNCTION, Program, argument_names
 from symgrad.core.graph import Node, Var
 from symgrad.core.registry import OPS

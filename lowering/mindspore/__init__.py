@@ -1,0 +1,1 @@
+"""MindSpore as a backend: its class, printer and the runtime its programs call."""

@@ -1,0 +1,1 @@
+"""PyTorch as a backend: its class and the runtime its programs call."""
