@@ -50,6 +50,7 @@ from symgrad.pinn.training import train, weighted_terms
 WARMUP_LONGEST = 0.4  # the largest share of the time Adam takes while kernels compile
 EVERY_POINT_SHARE = 0.2  # after training on a subset of the points, L-BFGS's share on every point
 SUBSET_STAGE = "L-BFGS on a subset"
+RESTART_GAIN = 1e-6  # L-BFGS is restarted after a run that lowered the loss by more than this (relative)
 
 
 @dataclass
@@ -161,22 +162,32 @@ def solve(
 
 def _lbfgs_until(losses, params, left: Callable[[], float], rest: float, progress, result, stage) -> None:
     """L-BFGS until ``left()`` is at most ``rest``: where it stops before, it is restarted from its
-    last iterate while a run lowers the loss."""
+    last iterate while a run lowers the loss by more than ``RESTART_GAIN`` (relative). The runs are
+    one stage of ``result``, and their restarts one line of its choices."""
+    history: list[float] = []
+    seconds, restarts, reason, stopped = 0.0, 0, "", ""
     while left() > rest:
         done = lbfgs(losses, params, max_iterations=10**9, max_seconds=left(), progress=progress)
-        _stage(result, stage, done.history, done.seconds)
-        lowered = bool(done.history) and done.history[-1] < done.history[0] * (1 - 1e-9)
+        history += done.history
+        seconds += done.seconds
+        lowered = bool(done.history) and done.history[-1] < done.history[0] * (1 - RESTART_GAIN)
         if left() <= rest or not lowered:
             if left() > rest:
                 then = "left unused" if stage == "L-BFGS" else "left, then every point"
-                result.choices.append(
-                    f"{stage} stopped ({done.message}) without lowering the loss: {left():.1f} s {then}"
+                stopped = (
+                    f"{stage} stopped ({done.message}) lowering the loss by {RESTART_GAIN:g} (relative) or "
+                    f"less: {left():.1f} s {then}"
                 )
             break
+        restarts, reason = restarts + 1, done.message
+    _stage(result, stage, history, seconds)
+    if restarts:
         result.choices.append(
-            f"{stage} stopped ({done.message}) with {left():.1f} s left: restarted from its last "
-            "iterate with a fresh curvature history"
+            f"{stage} stopped before the time was up ({reason}) and was restarted from its last iterate "
+            f"with a fresh curvature history, {restarts} time{'s' if restarts > 1 else ''}"
         )
+    if stopped:
+        result.choices.append(stopped)
 
 
 def _first_order_points(losses, params, remaining: float, evaluation: float, choices) -> tuple[list, float]:

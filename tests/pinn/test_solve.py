@@ -197,3 +197,18 @@ def test_a_causal_loss_is_trained_by_adam_alone_and_the_choice_says_why():
         c.startswith("Adam for the whole time: the weights inside residual (causal)") for c in result.choices
     )
     assert result.loss < start / 10 and result.seconds < 3 * 1.1
+
+
+def test_lbfgs_restarts_are_one_stage_and_stop_once_they_gain_nothing(monkeypatch):
+    """A converged small problem (Levenberg-Marquardt ruled out): L-BFGS is restarted while a run
+    lowers the loss by more than RESTART_GAIN, and its runs are one stage and one line of choices
+    (they were 1,092 stages and as many lines in 6 s before)."""
+    monkeypatch.setattr(solve_module, "LARGEST_COMFORTABLE", 10)
+    net, terms = decay_problem()
+    result = solve(terms, net, seconds=6)
+    assert [stage[0] for stage in result.stages] == ["Adam", "L-BFGS"], result
+    assert sum("restarted" in c for c in result.choices) <= 1 and len(result.choices) <= 5, result
+    assert result.choices[-1].startswith("L-BFGS stopped (") and "left unused" in result.choices[-1]
+    assert result.stages[1][1] == len(result.history) - result.stages[0][1]  # every run's steps counted
+    t = np.linspace(0, 2, 40)
+    assert np.abs(predict(net, [t]) - np.exp(-t)).max() < 1e-4
