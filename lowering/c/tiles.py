@@ -52,7 +52,10 @@ Accumulate = Callable[["PointPrinter", batch_sums.Plan, int, int], list[str]]
 
 # a shared matrix of at least this many elements (a 64 x 64 layer) makes the program tiled
 WIDE_ELEMENTS = 4096
-LANES = 64  # points per block of a tiled program: a multiple of two vectors of floats on AVX-512
+# points per block of a tiled program: a multiple of two vectors of floats on AVX-512. 32 against 64
+# (Burgers MLP, N = 1e4, idle 2-core Zen 4, 5 alternating calls): res+grad 352-397 against 382-429 ms at
+# H = 256 (1e5 points: 3512-3803 against 3607-3988), level at H = 128 and 512 and on the residual
+LANES = 32
 _COLS = 6  # results of a product tile (columns of the matrix), each TILE_VECTORS vectors of points
 _ROWS = 6  # rows of an outer-sum tile, each TILE_VECTORS vectors of columns
 _PANEL = 256  # bytes of b's panels in an outer sum at most: 4 vectors (OUTER_PANEL values)
