@@ -44,18 +44,23 @@ def runs_as_arrays(outputs: Sequence[Node], args: Sequence[Var]) -> bool:
 
 
 class ArrayCudaFunction:
-    """The printed array program over CuPy, run in chunks of points that fit the GPU's memory."""
+    """The printed array program over CuPy, run in chunks of points that fit the GPU's memory.
 
-    def __init__(self, function, outputs: Sequence[Node], args: Sequence[Var], reductions):
+    It calls the program with the program's own constants (``consts``), not the ones it is
+    handed: a fused kernel that hands it a big batch passes the CUDA program's (none)."""
+
+    def __init__(self, function, consts: list, outputs: Sequence[Node], args: Sequence[Var], reductions):
         import cupy
 
         self.cupy = cupy
         self.function = function
+        self.consts = consts
         self.outputs, self.args, self.reductions = list(outputs), list(args), list(reductions)
         self.point_bytes = batch_sums.point_bytes(self.outputs, self.reductions)
 
     def __call__(self, *values_and_consts_and_batch):
-        *values, consts, batch = values_and_consts_and_batch
+        *values, _consts, batch = values_and_consts_and_batch
+        consts = self.consts
         free, _total = self.cupy.cuda.Device().mem_info  # and what CuPy's pool holds unused
         size = max(1, (free + self.cupy.get_default_memory_pool().free_bytes()) // 4 // self.point_bytes)
         if math.prod(batch) <= size:

@@ -97,3 +97,17 @@ def test_batches_past_the_gpu_memory_run_in_chunks(cupy_or_double, monkeypatch, 
     for g, want in zip(got, reference):
         assert g.shape == want.shape and g.dtype == want.dtype
         np.testing.assert_allclose(g, want, rtol=tolerance, atol=tolerance * np.max(np.abs(want)))
+
+
+def test_a_big_batch_handed_to_the_array_program_uses_its_own_constants(cupy_or_double, monkeypatch, rng):
+    """The fused kernel's program has no constants; the array program it hands a big batch to reads
+    its array constants from its own list (it once read the fused program's empty one)."""
+    monkeypatch.setattr(cuda, "ARRAY_POINTS", 10)
+    v = symgrad.placeholder("v", (3,))
+    scale = np.array([1.0, 2.0, 3.0])
+    kernel = symgrad.kernel([symgrad.ops.sin(v) * symgrad.Tensor(scale)], [v], backend="cupy")
+    assert isinstance(kernel._fn, cuda.FusedCudaFunction) and len(kernel._fn.arrays.consts) == 1
+    for points in (5, 20):  # the fused kernel, then the array program
+        x = rng.normal(size=(points, 3))
+        (got,) = _run(kernel, [x])
+        np.testing.assert_allclose(got, np.sin(x) * scale, rtol=1e-13, atol=1e-15)
