@@ -8,11 +8,12 @@ operation is the ops' C spellings, with the values that only the run reads as lo
 
 from __future__ import annotations
 
+import copy
 import heapq
 from collections.abc import Sequence
 
 from lowering.c.point_program import c_literal
-from lowering.printer import NumpyPrinter
+from lowering.printer import NumpyPrinter, Program
 from symgrad.core.graph import Const, Node
 from symgrad.core.registry import MAP, lookup
 
@@ -22,6 +23,11 @@ _SPELLINGS = ("cuda", "c")
 
 class CupyPrinter(NumpyPrinter):
     """The NumPy printer's program, with runs of float elementwise nodes fused."""
+
+    def print_program(self, outputs, args, reductions=None) -> Program:
+        """Printed by a fresh copy: the run and the consumers are one program's state, and the
+        backend's printer is shared (kernels may be built on several threads at once)."""
+        return NumpyPrinter.print_program(copy.copy(self), outputs, args, reductions)
 
     def start(self, nodes: list[Node], kept: Sequence[Node]) -> list[Node]:
         self.kept = set(kept)

@@ -111,3 +111,15 @@ def test_a_big_batch_handed_to_the_array_program_uses_its_own_constants(cupy_or_
         x = rng.normal(size=(points, 3))
         (got,) = _run(kernel, [x])
         np.testing.assert_allclose(got, np.sin(x) * scale, rtol=1e-13, atol=1e-15)
+
+
+def test_the_shared_printer_keeps_no_program_state(cupy_or_double):
+    """The backend's one CupyPrinter prints every CuPy program (on any thread that builds a kernel):
+    a program's runs and consumers live on a copy, so the shared printer is left as it was."""
+    from lowering.backends import BACKENDS
+
+    printer = BACKENDS["cupy"].printer
+    before = dict(vars(printer))
+    outputs, inputs, _weights, reduce = _burgers([2, 64, 64, 1])
+    kernel = symgrad.kernel(outputs, inputs, backend="cupy", reduce=reduce)
+    assert "rt.fused(" in kernel.source and vars(printer) == before
