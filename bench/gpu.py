@@ -60,21 +60,22 @@ def symgrad_gpu(weights, xs, ts, path: str = "auto"):
     from symgrad.models import PointMLP, burgers_terms
 
     start = time.perf_counter()
-    default = cuda.ARRAY_ELEMENTS
-    cuda.ARRAY_ELEMENTS = {"auto": default, "fused": 10**12, "array": 0}[path]
     dtype = weights[0].dtype
     net = PointMLP([2] + [w.shape[1] for w in weights[0::2]], dtype=dtype)
     x, t = symgrad.placeholder("x", dtype=dtype), symgrad.placeholder("t", dtype=dtype)
     terms = burgers_terms(net, x, t)
     inputs = [x, t, *net.params]
-    residual = symgrad.kernel([terms[k] for k in ("u", "ut", "ux", "uxx", "r")], inputs, "cupy")
     grads = [terms[f"d(r^2)/d{p.name}"] for p in net.params]
-    loss = symgrad.kernel(
-        [terms["r"], terms["r"] ** 2, *grads], inputs, "cupy", reduce=[None, "mean"] + ["mean"] * len(grads)
-    )
+    default = cuda.ARRAY_ELEMENTS
+    cuda.ARRAY_ELEMENTS = {"auto": default, "fused": 10**12, "array": 0}[path]
+    try:
+        residual = symgrad.kernel([terms[k] for k in ("u", "ut", "ux", "uxx", "r")], inputs, "cupy")
+        reduce = [None, "mean"] + ["mean"] * len(grads)
+        loss = symgrad.kernel([terms["r"], terms["r"] ** 2, *grads], inputs, "cupy", reduce=reduce)
+    finally:
+        cuda.ARRAY_ELEMENTS = default
     W = [cupy.asarray(w) for w in weights]
     X, T = cupy.asarray(xs), cupy.asarray(ts)
-    cuda.ARRAY_ELEMENTS = default
     for k in (residual, loss):
         if path == "fused":
             k._fn.arrays = None  # never handed to the array program, at any batch size
