@@ -237,7 +237,8 @@ class NativeFunction:
         if isinstance(results, int):
             raise MemoryError(
                 f"symgrad: the C kernel could not allocate its working memory for {plan.n} points "
-                f"({plan.point.scratch_bytes} bytes of scratch per thread); use fewer threads or the numpy backend"
+                f"({plan.point.scratch_bytes} bytes of scratch per thread, {plan.point.shared_scratch_bytes} shared); "
+                "use fewer threads or the numpy backend"
             )
         return results
 

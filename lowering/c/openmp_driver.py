@@ -61,6 +61,7 @@ def program(printer: PointPrinter) -> PointProgram:
         ]
     lines += [f"            {line}" for line in point] + ["        }", "    }"]
     lines += ["    free(scratches);"] if printer.heap else []
+    lines += ["    free(packs);"] if printer.shared_scratch else []
     if printer.plans:
         lines += [
             "    for (int k = 0; k < threads; k++) {",
@@ -103,18 +104,25 @@ def _header(printer: PointPrinter) -> list[str]:
 
 
 def _allocations(printer: PointPrinter, total: int) -> list[str]:
-    """The threads' rows of batch sums and their heap scratch (if any), freed on failure."""
-    real, lines = printer.real, []
+    """The threads' rows of batch sums, their heap scratch and the scratch they share (if any),
+    freed on failure."""
+    real, lines, freed = printer.real, [], ""
     if printer.plans:
         lines += [
             f"    {real} *sums = calloc((size_t)threads * {total}, sizeof({real}));",
             "    if (!sums) return 1;",
         ]
+        freed += " free(sums);"
     if printer.heap:
-        free_sums = " free(sums);" if printer.plans else ""
         lines += [
             f"    {real} *scratches = malloc((size_t)threads * {printer.scratch} * sizeof({real}));",
-            f"    if (!scratches) {{{free_sums} return 1; }}",
+            f"    if (!scratches) {{{freed} return 1; }}",
+        ]
+        freed += " free(scratches);"
+    if printer.shared_scratch:
+        lines += [
+            f"    {real} *packs = malloc((size_t){printer.shared_scratch} * sizeof({real}));",
+            f"    if (!packs) {{{freed} return 1; }}",
         ]
     return lines
 

@@ -19,6 +19,7 @@ class PointProgram:
     sizes_out: list[int]  # elements per point of each output
     op_count: int
     scratch_bytes: int = 0  # heap scratch per thread (0: a point's arrays are on the stack)
+    shared_scratch_bytes: int = 0  # heap scratch the threads share (a tiled program's packed matrices)
     lanes: int = 1  # points per block (1: one point at a time)
     tiled: bool = False  # wide layers as blocked matrix products (``lowering.c.tiles``)
 

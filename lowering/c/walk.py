@@ -77,9 +77,10 @@ class PointPrinter:
         self.lanes = _lanes(target, self.tiled, per_point)
         self.vector = min(self.lanes, _VECTOR_BYTES // self.itemsize)  # values per C vector of lanes
         # a block's arrays past _STACK_BYTES live in per-thread heap scratch, not on the stack
-        # (a tiled program's packed matrices are there too)
+        # (a tiled program's packed matrices are in one scratch that the threads share)
         self.heap = target == "openmp" and (per_point * self.lanes > _STACK_BYTES or self.tiled)
         self.scratch = 0  # elements of the scratch handed out so far
+        self.shared_scratch = 0  # elements of the scratch every thread reads (tiled products' packs)
         self.statics: list[str] = []  # file-scope tables and constants
         self.functions: dict[str, str] = {}  # op -> the C source of symgrad's own function it calls
         self.body: list[str] = []  # per point (or per block of points)
@@ -254,6 +255,7 @@ class PointPrinter:
             sizes_out=[size_of(o) for o in self.outputs],
             op_count=self.op_count,
             scratch_bytes=self.scratch * self.itemsize,
+            shared_scratch_bytes=self.shared_scratch * self.itemsize,
             lanes=self.lanes,
             tiled=self.tiled,
         )

@@ -185,3 +185,46 @@ def test_float32_wide_networks_compute_in_float32_tiles(rng):
         want = run(outputs, args, reduce, values, backend="numpy")[1]
         assert all(g.dtype == np.float32 for g in got)
         assert_close(got, want, tolerance=2e-4)
+
+
+_THREADS_SCRIPT = """
+import numpy as np, symgrad
+from symgrad.models import PointMLP, burgers_terms
+net = PointMLP([2, 67, 67, 67, 1], seed=8)
+x, t = symgrad.placeholder("x"), symgrad.placeholder("t")
+terms = burgers_terms(net, x, t)
+grads = [terms[f"d(r^2)/d{p.name}"] for p in net.params]
+outputs, args = [terms["r"], *grads], [x, t, *net.params]
+reduce = [None] + ["mean"] * len(grads)
+rng = np.random.default_rng(3)
+values = [rng.uniform(-1, 1, 1001), rng.uniform(0, 1, 1001), *[p.asnumpy() for p in net.params]]
+kernel = symgrad.kernel(outputs, args, backend="c", reduce=reduce)
+got, want = kernel(*values), symgrad.kernel(outputs, args, backend="numpy", reduce=reduce)(*values)
+assert kernel._fn.point.tiled and kernel._fn.point.shared_scratch_bytes > 0
+print(max(float(np.max(np.abs(g - w)) / max(1.0, np.max(np.abs(w)))) for g, w in zip(got, want)))
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_packed_matrices_shared_by_the_threads_give_numpys_results(threads, tmp_path):
+    """The threads pack the shared matrices together, once, into one scratch (``tiles._panels``):
+    with 3 threads (an uneven split of the panels and of 1001 points) every thread's products read
+    complete packs, and the per-thread scratch holds none."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "SYMGRAD_CACHE": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", _THREADS_SCRIPT], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert float(done.stdout.split()[-1]) < 1e-13
+
+
+def test_a_tiled_programs_packs_are_not_in_the_threads_scratch():
+    """Four 67 x 67 packs (12 panels of 6 columns x 67 rows each) in the shared scratch, none a thread's."""
+    net = PointMLP([2, 67, 67, 67, 1])
+    (_, (outputs, args, reduce)) = burgers_kernels(net)
+    kernel = symgrad.kernel(outputs, args, backend="c", reduce=reduce)
+    point = kernel._fn.point
+    assert point.shared_scratch_bytes >= 4 * 12 * 6 * 67 * 8
+    assert "= packs + " in kernel.source and "pk0 = scratch" not in kernel.source
