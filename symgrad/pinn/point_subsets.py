@@ -31,7 +31,7 @@ def subset_share(rows: int, weights: int, evaluations: float) -> float:
     return share if share <= LARGEST_SHARE else 1.0
 
 
-def _count(points) -> int | None:
+def point_count(points) -> int | None:
     """How many points a term's points hold, where they can be cut into a subset: a (dim, n)
     array, or one array per input of shape (n,) or (n, 1); None for anything else."""
     if isinstance(points, np.ndarray):
@@ -47,7 +47,8 @@ def _count(points) -> int | None:
     return None
 
 
-def _taken(points, index: np.ndarray):
+def taken(points, index: np.ndarray):
+    """The points at ``index``, in the form given."""
     if isinstance(points, np.ndarray):
         return points[:, index]
     return (
@@ -66,13 +67,22 @@ def subset_terms(losses: Sequence, share: float, seed: int = 0) -> list:
     rng = np.random.default_rng(seed)
     cut = []
     for term, points in losses:
-        n = _count(points)
+        n = point_count(points)
         if n is None or n <= SMALLEST_TERM or share == 1:
             cut.append((term, points))
             continue
         keep = max(SMALLEST_TERM, int(np.ceil(share * n)))
-        cut.append((term, _taken(points, np.sort(rng.choice(n, keep, replace=False)))))
+        cut.append((term, taken(points, np.sort(rng.choice(n, keep, replace=False)))))
     return cut
 
 
-__all__ = ["EVALUATIONS", "LARGEST_SHARE", "ROWS_PER_WEIGHT", "SMALLEST_TERM", "subset_share", "subset_terms"]
+__all__ = [
+    "EVALUATIONS",
+    "LARGEST_SHARE",
+    "ROWS_PER_WEIGHT",
+    "SMALLEST_TERM",
+    "point_count",
+    "subset_share",
+    "subset_terms",
+    "taken",
+]

@@ -25,6 +25,14 @@ A user who is not an expert in PINN recipes gives the loss terms, the weights an
    weight, at most half: ``point_subsets``), and L-BFGS ends on every point for the last
    ``EVERY_POINT_SHARE`` of the time: more steps where each is slow (DeepXDE's Klein-Gordon in
    30 s: loss 4e-4-0.1 where it was 0.11-0.24).
+6. Where L-BFGS trains (not Levenberg-Marquardt) and a term has an input named ``t`` whose points
+   span an interval, L-BFGS first trains on growing time windows for ``MARCH_SHARE`` of its time
+   (``time_windows``), then on every time: fitting every time at once can miss the solution that
+   follows from the initial condition (DeepXDE's Klein-Gordon, t in [0, 10]).
+7. Where the last optimizer stops lowering the loss with time left, the loss has converged at the
+   fixed points: terms of one input spread over an interval get new points added (``resampling``)
+   and the same method goes on, until the time is up (DeepXDE's 1-D Poisson on 16 points).
+   The loss reported is then over the points last used.
 
 Every optimizer ends within ``seconds`` (each checks the clock inside its iterations).
 """
@@ -43,14 +51,20 @@ from symgrad.pinn.adam import Adam
 from symgrad.pinn.alignment import aligned, check_terms, optimized_parameters
 from symgrad.pinn.lbfgs import lbfgs
 from symgrad.pinn.levenberg_marquardt import LARGEST_COMFORTABLE, levenberg_marquardt
+from symgrad.pinn.lm_choice import count_points, prepare_jacobians, sizes, use_levenberg_marquardt
 from symgrad.pinn.point_subsets import EVALUATIONS, subset_share, subset_terms
-from symgrad.pinn.threads import one_pool
+from symgrad.pinn.resampling import resampleable, resampled
+from symgrad.pinn.time_windows import time_span, window_ends, windowed
 from symgrad.pinn.training import train, weighted_terms
 
 WARMUP_LONGEST = 0.4  # the largest share of the time Adam takes while kernels compile
 EVERY_POINT_SHARE = 0.2  # after training on a subset of the points, L-BFGS's share on every point
 SUBSET_STAGE = "L-BFGS on a subset"
 RESTART_GAIN = 1e-6  # L-BFGS is restarted after a run that lowered the loss by more than this (relative)
+MARCH_SHARE = 0.5  # the share of L-BFGS's time that goes to growing time windows (time_windows; 0: none)
+MARCH_STAGE = "L-BFGS on time windows"
+ROUNDOFF = 1e-24  # Levenberg-Marquardt has converged once its loss is this share of its first
+GROW = 1  # new points each draw, per point given (0: as many as given, redrawn)
 
 
 @dataclass
@@ -117,10 +131,10 @@ def solve(
         return result
     own = losses  # the terms with the caller's weights, every point
     share = 1.0
-    if _use_levenberg_marquardt(
-        losses, params, left() * (1 - warmup), min_steps, evaluation, [], measure=False
+    if use_levenberg_marquardt(
+        losses, params, left() * (1 - warmup), min_steps, evaluation, [], False, LARGEST_COMFORTABLE
     ):
-        _prepare_jacobians(losses)  # Levenberg-Marquardt is likely: its kernels compile during Adam
+        prepare_jacobians(losses)  # Levenberg-Marquardt is likely: its kernels compile during Adam
     else:
         losses, share = _first_order_points(losses, params, left(), evaluation, result.choices)
     if warmup > 0 and left() > 0:
@@ -136,31 +150,117 @@ def solve(
             result.weights = history.weights[-1][1]
             losses = weighted_terms(losses, result.weights)
     every = weighted_terms(own, result.weights) if result.weights is not None else own
-    if left() > 0 and _use_levenberg_marquardt(own, params, left(), min_steps, evaluation, result.choices):
+    gauss_newton = False  # Levenberg-Marquardt ran (it needs no time windows)
+    largest = LARGEST_COMFORTABLE  # (read here, so that tests may lower it)
+    if left() > 0 and use_levenberg_marquardt(
+        own, params, left(), min_steps, evaluation, result.choices, largest=largest
+    ):
         if result.weights is not None:
             result.choices.append(
                 "Levenberg-Marquardt on the terms' own weights, not the balanced ones: balancing evens out "
                 "first-order steps, and a Gauss-Newton step already scales each residual by its Jacobian"
             )
         losses = every = own  # every point; then L-BFGS also on the caller's weights
+        gauss_newton = True
         done = levenberg_marquardt(
-            losses, params, max_iterations=10**9, max_seconds=left(), progress=progress
+            losses, params, max_iterations=10**9, max_seconds=left(), progress=progress, callback=_roundoff()
         )
         _stage(result, "Levenberg-Marquardt", done.history, done.seconds)
-        if done.message.startswith("no step lowers the loss"):
+        if done.message.startswith("stopped by the callback"):
+            done.message = f"its loss fell to {ROUNDOFF:g} of its first: rounding errors"
+        if done.message.startswith(("no step lowers the loss", "its loss fell")):
             result.choices.append(f"Levenberg-Marquardt stopped ({done.message}): L-BFGS takes the time left")
         share = 1.0
     rest = min(0.5, 0.02 * seconds)  # time too short for another stage
+    span = time_span(every)
+    if span is not None and MARCH_SHARE > 0 and not gauss_newton and left() > rest:
+        _march(losses, params, span, left, rest, progress, result)
     if share < 1 and left() > rest:
         ending = EVERY_POINT_SHARE * left()  # the end on every point
         _lbfgs_until(losses, params, lambda: left() - ending, rest, progress, result, SUBSET_STAGE)
         result.choices.append(f"L-BFGS on every point for the last {max(left(), 0.0):.1f} s")
-    _lbfgs_until(every, params, left, rest, progress, result, "L-BFGS")
+    fresh = resampleable(every)
+    then = "left: new points" if fresh else "left unused"
+    _lbfgs_until(every, params, left, rest, progress, result, "L-BFGS", then=then)
+    if fresh and left() > rest:
+        _new_points(every, fresh, params, gauss_newton, left, rest, progress, result)
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _lbfgs_until(losses, params, left: Callable[[], float], rest: float, progress, result, stage) -> None:
+def _march(losses, params, span, left: Callable[[], float], rest: float, progress, result) -> None:
+    """L-BFGS on the points of growing time windows (``time_windows``) for ``MARCH_SHARE`` of the
+    time left, each window an equal share, then every time for the rest."""
+    ends = window_ends(span)
+    marching = MARCH_SHARE * left()
+    begun = left()
+
+    def before(until: float) -> Callable[[], float]:
+        return lambda: left() - until
+
+    for k, end in enumerate(ends, 1):
+        until = before(begun - marching * k / len(ends))
+        _lbfgs_until(windowed(losses, end), params, until, rest, progress, result, MARCH_STAGE, False)
+    result.choices.append(
+        f"L-BFGS on {len(ends)} growing time windows (t from {span[0]:.3g} to {ends[0]:.3g}, ..., "
+        f"{ends[-1]:.3g}; {marching / len(ends):.1f} s each), then every time: a term's input t spans "
+        f"[{span[0]:.3g}, {span[1]:.3g}] and L-BFGS fitting every time at once can miss the solution that "
+        f"follows from t = {span[0]:.3g}"
+    )
+
+
+def _new_points(losses, fresh, params, gauss_newton: bool, left, rest: float, progress, result) -> None:
+    """The optimizers converged on the fixed points with time left: new points for the terms at
+    ``fresh`` (``resampling``), as many as before, and Levenberg-Marquardt (where it ran) or L-BFGS
+    on them, until the time is up."""
+    rng, rounds = np.random.default_rng(0), 0
+    first = min(count_points(losses[i][1]) for i in fresh)
+    method = "Levenberg-Marquardt" if gauss_newton else "L-BFGS"
+    while left() > rest:
+        losses, rounds = resampled(losses, fresh, rng, GROW * first), rounds + 1
+        if gauss_newton:
+            done = levenberg_marquardt(
+                losses,
+                params,
+                max_iterations=10**9,
+                max_seconds=left(),
+                progress=progress,
+                callback=_roundoff(),
+            )
+            _stage(result, f"{method} on new points", done.history, done.seconds)
+        else:
+            _lbfgs_until(losses, params, left, rest, progress, result, f"{method} on new points", False)
+    names = ", ".join(getattr(losses[i][0], "name", f"term {i}") for i in fresh)
+    result.choices.append(
+        f"{method} on new points of {names} ({rounds} draws, each adding {GROW * first} points between "
+        "the ends of those given): the loss had converged at the fixed points with time left"
+    )
+
+
+def _roundoff() -> Callable[[int, float], bool]:
+    """A Levenberg-Marquardt callback: stop (converged) once the loss is ``ROUNDOFF`` times its
+    first or less; below that its steps only move rounding errors (DeepXDE's 1-D Poisson went on
+    for 7,800 steps at 1e-30)."""
+    first: list[float] = []
+
+    def converged(iteration: int, loss: float) -> bool:
+        first[:] = first or [loss]
+        return loss <= ROUNDOFF * first[0]
+
+    return converged
+
+
+def _lbfgs_until(
+    losses,
+    params,
+    left: Callable[[], float],
+    rest: float,
+    progress,
+    result,
+    stage,
+    explain: bool = True,
+    then: str = "left unused",
+) -> None:
     """L-BFGS until ``left()`` is at most ``rest``: where it stops before, it is restarted from its
     last iterate while a run lowers the loss by more than ``RESTART_GAIN`` (relative). The runs are
     one stage of ``result``, and their restarts one line of its choices."""
@@ -173,7 +273,7 @@ def _lbfgs_until(losses, params, left: Callable[[], float], rest: float, progres
         lowered = bool(done.history) and done.history[-1] < done.history[0] * (1 - RESTART_GAIN)
         if left() <= rest or not lowered:
             if left() > rest:
-                then = "left unused" if stage == "L-BFGS" else "left, then every point"
+                then = then if stage == "L-BFGS" else "left, then every point"
                 stopped = (
                     f"{stage} stopped ({done.message}) lowering the loss by {RESTART_GAIN:g} (relative) or "
                     f"less: {left():.1f} s {then}"
@@ -181,6 +281,8 @@ def _lbfgs_until(losses, params, left: Callable[[], float], rest: float, progres
             break
         restarts, reason = restarts + 1, done.message
     _stage(result, stage, history, seconds)
+    if not explain:
+        return
     if restarts:
         result.choices.append(
             f"{stage} stopped before the time was up ({reason}) and was restarted from its last iterate "
@@ -194,7 +296,7 @@ def _first_order_points(losses, params, remaining: float, evaluation: float, cho
     """The terms Adam and the first L-BFGS train on, and their share of the points: a random subset
     where the points are many for the weights and few evaluations of all of them fit
     (``point_subsets``), else every point."""
-    rows, size = _sizes(losses, params)
+    rows, size = sizes(losses, params)
     fit = remaining * (1 - EVERY_POINT_SHARE) / max(evaluation, 1e-9)
     share = subset_share(rows, size, fit)
     if share >= 1:
@@ -265,34 +367,6 @@ def _wait_for_kernels(losses, longest: float, choices: list[str]) -> None:
         choices.append(f"waited {waited:.1f} s for the C kernels to compile (NumPy's are far slower)")
 
 
-def _sizes(losses, params) -> tuple[int, int]:
-    """The residual rows and the weights: the shape of a Levenberg-Marquardt Jacobian."""
-    rows = sum(_points(p) * int(getattr(t, "rows_per_point", 1)) for t, p in losses)
-    return rows, sum(int(np.prod(p.shape)) for p in params)
-
-
-def _prepare_jacobians(losses) -> None:
-    """Start building the terms' Jacobian kernels in the background, so that Levenberg-Marquardt
-    does not wait on the compiler after Adam."""
-    for term, _ in losses:
-        prepare = getattr(getattr(term, "term", term), "prepare_jacobian", None)
-        if callable(prepare):
-            prepare()
-
-
-def _jacobian_seconds(losses) -> float | None:
-    """The time one Jacobian of every term takes, where every term's Jacobian kernel is built
-    (prepared during Adam); None where one is not (timing it would wait on the compiler)."""
-    inner = [(getattr(term, "term", term), points) for term, points in losses]
-    if not all(getattr(term, "jacobian_ready", False) is True for term, _ in inner):
-        return None
-    begun = time.perf_counter()
-    with one_pool():
-        for term, points in inner:
-            term.jacobian(*points)
-    return time.perf_counter() - begun
-
-
 def _compiling(losses) -> bool:
     """Whether any term's fast kernel is still compiling in the background."""
     for term, _ in losses:
@@ -335,9 +409,14 @@ def _warm_up(losses, params, seconds: float, longest: float, balance: bool, prog
 
 
 def _stage(result: Solution, method: str, history: Sequence[float], seconds: float) -> None:
+    """Record a stage's losses; a stage of the method of the one before is merged into it."""
     if len(history):
         result.history += list(history)
-        result.stages.append((method, len(history), seconds, float(history[-1])))
+        if result.stages and result.stages[-1][0] == method:
+            _, steps, before, _ = result.stages.pop()
+            result.stages.append((method, steps + len(history), before + seconds, float(history[-1])))
+        else:
+            result.stages.append((method, len(history), seconds, float(history[-1])))
 
 
 def _should_balance(losses, params, ratio: float, choices: list[str]) -> tuple[bool, float]:
@@ -358,75 +437,6 @@ def _should_balance(losses, params, ratio: float, choices: list[str]) -> tuple[b
         return True, evaluation
     choices.append(f"no balancing: the terms' gradient norms are within {spread:.1f}x")
     return False, evaluation
-
-
-def _points(points) -> int:
-    """How many points a term's points hold: a (dim, n) array, or one array per input."""
-    if isinstance(points, np.ndarray):
-        return int(points.shape[-1]) if points.ndim else 1
-    if not len(points):
-        return 1
-    first = np.asarray(points[0])
-    if len(points) == 1 and first.ndim == 2:
-        return int(first.shape[1])
-    return int(first.shape[0]) if first.ndim else 1
-
-
-def _flops_per_second() -> float:
-    """This machine's dense float64 matrix product speed (the best of three 384 x 384 products)."""
-    a = np.ones((384, 384))
-    best = math.inf
-    with one_pool():  # as Levenberg-Marquardt runs it
-        for _ in range(3):
-            begun = time.perf_counter()
-            a @ a
-            best = min(best, time.perf_counter() - begun)
-    return 2 * 384**3 / max(best, 1e-6)
-
-
-def _use_levenberg_marquardt(
-    losses,
-    params,
-    remaining: float,
-    min_steps: int,
-    evaluation: float,
-    choices: list[str],
-    measure: bool = True,
-) -> bool:
-    """Whether every term has a Jacobian and a Levenberg-Marquardt step, estimated without building
-    one (its Jacobian costs about one loss-and-gradient evaluation per residual row per point; its
-    normal equations, over the weights or where there are fewer residuals over the residuals,
-    m^2 M + m^3 / 3 multiply-adds with m the smaller and M the larger of R residuals and P
-    weights), fits ``min_steps`` times in ``remaining``. With ``measure``, a Jacobian already
-    built is timed instead."""
-    if not all(callable(getattr(term, "jacobian", None)) for term, _ in losses):
-        choices.append("L-BFGS: a term has no Jacobian (Levenberg-Marquardt needs residual terms)")
-        return False
-    points = sum(_points(p) for _, p in losses)
-    rows, size = _sizes(losses, params)
-    small, large = sorted((rows, size))  # the step solves a system of the smaller of the two
-    if small > LARGEST_COMFORTABLE:
-        choices.append(
-            f"L-BFGS: {size} weights and {rows} residuals make a dense Levenberg-Marquardt step too costly"
-        )
-        return False
-    solving = 2 * (small**2 * large + small**3 / 3) / _flops_per_second()
-    measured = _jacobian_seconds(losses) if measure else None
-    if measured is None:
-        step, how = evaluation * rows / max(points, 1) + solving, "estimated"
-    else:
-        step, how = measured + evaluation + solving, "its Jacobian timed"  # + the trial's loss
-    if step * min_steps > remaining:
-        choices.append(
-            f"L-BFGS: a Levenberg-Marquardt step ({size} weights, {rows} residuals) would take about "
-            f"{step:.2f} s ({how}), fewer than {min_steps} fit in the {remaining:.0f} s left"
-        )
-        return False
-    choices.append(
-        f"Levenberg-Marquardt: {size} weights, {rows} residuals, about {step:.3f} s a step ({how}), about "
-        f"{int(remaining / step)} steps fit in the {remaining:.0f} s left"
-    )
-    return True
 
 
 __all__ = ["Solution", "solve"]

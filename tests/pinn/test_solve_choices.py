@@ -59,10 +59,12 @@ def test_many_points_for_few_weights_train_on_a_subset_then_end_on_every_point(m
     monkeypatch.setattr(solve_module, "LARGEST_COMFORTABLE", 10)
     monkeypatch.setattr(solve_module, "EVALUATIONS", 10**12)
     monkeypatch.setattr(importlib.import_module("symgrad.pinn.point_subsets"), "EVALUATIONS", 10**12)
+    monkeypatch.setattr(importlib.import_module("symgrad.pinn.resampling"), "SPREAD", 10**9)  # no new points
     net, terms = decay_problem(4000)
     result = solve(terms, net, seconds=5)
     methods = [stage[0] for stage in result.stages]
-    assert methods[:2] == ["Adam", "L-BFGS on a subset"] and methods[-1] == "L-BFGS", result
+    # t is an input: time windows on the subset, then the subset over every time, then every point
+    assert methods == ["Adam", "L-BFGS on time windows", "L-BFGS on a subset", "L-BFGS"], result
     assert any(
         c.startswith("Adam and L-BFGS on 2% of the points first: 4001 residuals") for c in result.choices
     )
