@@ -27,9 +27,12 @@ for the L-shape, Cole-Hopf quadrature for Burgers), and for inverse problems the
 unknowns. Departures from the examples, also listed in ``Problem.note``:
 
 - wave_1d: DeepXDE's example uses a spatio-temporal multi-scale Fourier feature network (STMsFFN,
-  not in DeepXDE 1.15's PyTorch backend); both use a plain MLP of the same size, [2, 100, 100, 100, 1]
-  tanh, after the example's input scaling. DeepXDE keeps its 5 / initial-loss weights, schedule
-  and per-step resampling; symgrad weights 1 (``solve`` balances terms itself where they differ).
+  sigmas 1 in x and 1, 10 in t), which DeepXDE 1.15's PyTorch backend lacks: DeepXDE runs an FNN of
+  the same sizes, [2, 100, 100, 100, 1] tanh, symgrad the example's network
+  (``SpatioTemporalFourierMLP``, checked against DeepXDE's TensorFlow STMsFFN to 1e-12), both after
+  the example's input scaling. DeepXDE keeps its 5 / initial-loss weights, schedule and per-step
+  resampling (with its default Hammersley points that redraws the same domain and initial points:
+  908 of 1080 unchanged); symgrad weights 1 (``solve`` balances terms itself where they differ).
 - Poisson_Lshape: DeepXDE has no exact solution (it plots against a stored FEM field); the reference
   here is a 5-point finite-difference solve on a 513 x 513 grid with Richardson extrapolation from
   257 x 257 (about 1e-4 relative L2 from the exact field, by the two grids' difference).
@@ -221,7 +224,8 @@ PROBLEMS: dict[str, Problem] = {
         wave_1d_symgrad,
         _grid_test(np.linspace(0, 1, 100), np.linspace(0, 1, 100)),
         wave_exact,
-        note="both a plain MLP [2, 100, 100, 100, 1] (the example: STMsFFN)",
+        note="symgrad: the example's STMsFFN (SpatioTemporalFourierMLP); DeepXDE's PyTorch backend has none: "
+        "FNN [2, 100, 100, 100, 1]",
     ),  # fmt: skip
     "Klein_Gordon": Problem(
         klein_gordon_deepxde,
