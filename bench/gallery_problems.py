@@ -1,8 +1,9 @@
 """The problems of bench/pinn_gallery.py: DeepXDE's example gallery, each written twice.
 
-The problems live in bench/gallery_cases/, one module a kind (common.py: the records and shared
-helpers; odes.py, poisson_1d.py, elliptic_2d.py, time_dependent.py, inverse.py); this module is
-their index, :data:`PROBLEMS`.
+Each problem's symgrad side is a script a user can copy and run, tutorials/gallery/<name>.py; its
+DeepXDE side lives in bench/gallery_cases/, one module a kind (common.py: the records and the
+scripts' loader; odes.py, poisson_1d.py, elliptic_2d.py, time_dependent.py, inverse.py); this
+module is their index, :data:`PROBLEMS`.
 
 Each problem is a pair of functions a user would write:
 
@@ -11,15 +12,15 @@ Each problem is a pair of functions a user would write:
   backend: its geometry, conditions, point counts, network, initializer, loss weights, learning
   rate and schedule, and its Adam steps then (where the example has it) L-BFGS. It returns the
   model and that recipe (:class:`DeepXDE`); the gallery trains it under a wall-time cap.
-- ``<name>_symgrad(seed)``: the same problem with ``symgrad.pinn`` (its geometry, conditions,
-  ``ResidualLoss``): the same network (layer sizes, activation, initializer), the same point
-  counts (DeepXDE evaluates the equation at its domain, boundary and initial points and its
-  anchors, and the conditions at those of them on their part of the boundary; so do these), the
-  same loss weights. It returns the terms and the weights to train (:class:`Symgrad`); the gallery
-  hands them to ``symgrad.pinn.solve`` with no other settings. Conditions are built into u
-  (``hard_constraint`` or a written-out transform) only where DeepXDE's example has an output
-  transform. Points: symgrad's scrambled Halton (DeepXDE's default is Hammersley, also
-  low-discrepancy).
+- ``build(seed)`` in tutorials/gallery/<name in lower case>.py: the same problem with
+  ``symgrad.pinn`` (its geometry, conditions, ``ResidualLoss``): the same network (layer sizes,
+  activation, initializer), the same point counts (DeepXDE evaluates the equation at its domain,
+  boundary and initial points and its anchors, and the conditions at those of them on their part
+  of the boundary; so do these), the same loss weights. It returns the terms and the weights to
+  train (here as a :class:`Symgrad`); the gallery hands them to ``symgrad.pinn.solve`` with no
+  other settings. Conditions are built into u (``hard_constraint`` or a written-out transform)
+  only where DeepXDE's example has an output transform. Points: symgrad's scrambled Halton
+  (DeepXDE's default is Hammersley, also low-discrepancy).
 
 Each :class:`Problem` also holds a test set and the exact solution there (or an independently
 computed reference: ``scipy.integrate.solve_ivp`` for the ODE systems, a finite-difference solve
@@ -49,216 +50,93 @@ unknowns. Departures from the examples, also listed in ``Problem.note``:
 
 from __future__ import annotations
 
-import numpy as np
-from gallery_cases.common import DeepXDE, Problem, Symgrad, grid
+from gallery_cases.common import DeepXDE, Problem, Symgrad, script, symgrad_side
 from gallery_cases.elliptic_2d import (
-    K1,
-    K2,
     helmholtz_dirichlet_2d_deepxde,
-    helmholtz_dirichlet_2d_symgrad,
-    helmholtz_exact,
-    helmholtz_hole_test,
     helmholtz_neumann_2d_hole_deepxde,
-    helmholtz_neumann_2d_hole_symgrad,
     laplace_disk_deepxde,
-    laplace_disk_exact,
-    laplace_disk_symgrad,
-    lshape_exact,
-    lshape_reference,
     poisson_lshape_deepxde,
-    poisson_lshape_symgrad,
 )
 from gallery_cases.inverse import (
-    LORENZ_C,
     diffusion_1d_inverse_deepxde,
-    diffusion_1d_inverse_symgrad,
-    elliptic_exact,
     elliptic_inverse_field_deepxde,
-    elliptic_inverse_field_symgrad,
-    lorenz_exact,
     lorenz_inverse_deepxde,
-    lorenz_inverse_symgrad,
 )
-from gallery_cases.odes import (
-    beam_exact,
-    euler_beam_deepxde,
-    euler_beam_symgrad,
-    lotka_volterra_deepxde,
-    lotka_volterra_exact,
-    lotka_volterra_symgrad,
-    ode_2nd_deepxde,
-    ode_2nd_exact,
-    ode_2nd_symgrad,
-    ode_system_deepxde,
-    ode_system_exact,
-    ode_system_symgrad,
-)
+from gallery_cases.odes import euler_beam_deepxde, lotka_volterra_deepxde, ode_2nd_deepxde, ode_system_deepxde
 from gallery_cases.poisson_1d import (
     poisson_dirichlet_1d_deepxde,
-    poisson_dirichlet_1d_symgrad,
     poisson_exact_bc_deepxde,
-    poisson_exact_bc_exact,
-    poisson_exact_bc_symgrad,
     poisson_neumann_1d_deepxde,
-    poisson_neumann_1d_symgrad,
     poisson_periodic_1d_deepxde,
-    poisson_periodic_1d_symgrad,
     poisson_robin_1d_deepxde,
-    poisson_robin_1d_symgrad,
-    sin_pi,
-    square_plus,
 )
 from gallery_cases.time_dependent import (
     burgers_deepxde,
-    burgers_exact,
-    burgers_symgrad,
-    burgers_test,
     diffusion_1d_deepxde,
     diffusion_1d_exact_bc_deepxde,
-    diffusion_1d_exact_bc_symgrad,
-    diffusion_1d_symgrad,
-    diffusion_exact,
     diffusion_reaction_deepxde,
-    diffusion_reaction_exact,
-    diffusion_reaction_symgrad,
     heat_deepxde,
-    heat_exact,
-    heat_symgrad,
     klein_gordon_deepxde,
-    klein_gordon_exact,
-    klein_gordon_symgrad,
     wave_1d_deepxde,
-    wave_1d_symgrad,
-    wave_exact,
 )
 
 
 # =====================================================================================
-def _linspace_test(lo, hi, n):
-    return lambda: np.linspace(lo, hi, n)[:, None]
-
-
-def _grid_test(x, t):
-    return lambda: grid(x, t)
+def problem(file: str, deepxde, note: str = "") -> Problem:
+    """The problem of tutorials/gallery/<file>.py (its build, test points, exact solution and, for
+    an inverse problem, the unknowns' true values ``TRUTH``) with its DeepXDE builder."""
+    module = script(file)
+    truth = dict(getattr(module, "TRUTH", {}))
+    return Problem(deepxde, symgrad_side(module), module.test_points, module.exact, truth, note)
 
 
 PROBLEMS: dict[str, Problem] = {
-    "ode_system": Problem(
-        ode_system_deepxde, ode_system_symgrad, _linspace_test(0, 10, 100), ode_system_exact
+    "ode_system": problem("ode_system", ode_system_deepxde),
+    "ode_2nd": problem("ode_2nd", ode_2nd_deepxde),
+    "Lotka_Volterra": problem(
+        "lotka_volterra", lotka_volterra_deepxde, "reference: solve_ivp; the PyTorch input transform sin(t)"
     ),
-    "ode_2nd": Problem(ode_2nd_deepxde, ode_2nd_symgrad, _linspace_test(0, 0.25, 500), ode_2nd_exact),
-    "Lotka_Volterra": Problem(
-        lotka_volterra_deepxde,
-        lotka_volterra_symgrad,
-        _linspace_test(0, 1, 100),
-        lotka_volterra_exact,
-        note="reference: solve_ivp; the PyTorch input transform sin(t)",
-    ),  # fmt: skip
-    "Poisson_Dirichlet_1d": Problem(
-        poisson_dirichlet_1d_deepxde, poisson_dirichlet_1d_symgrad, _linspace_test(-1, 1, 100), sin_pi
-    ),
-    "Poisson_Dirichlet_1d_exactBC": Problem(
-        poisson_exact_bc_deepxde,
-        poisson_exact_bc_symgrad,
-        _linspace_test(0, np.pi, 400),
-        poisson_exact_bc_exact,
-    ),
-    "Poisson_Neumann_1d": Problem(
-        poisson_neumann_1d_deepxde, poisson_neumann_1d_symgrad, _linspace_test(-1, 1, 100), square_plus
-    ),
-    "Poisson_Robin_1d": Problem(
-        poisson_robin_1d_deepxde, poisson_robin_1d_symgrad, _linspace_test(-1, 1, 100), square_plus
-    ),
-    "Poisson_periodic_1d": Problem(
-        poisson_periodic_1d_deepxde, poisson_periodic_1d_symgrad, _linspace_test(-1, 1, 100), sin_pi
-    ),
-    "Poisson_Lshape": Problem(
+    "Poisson_Dirichlet_1d": problem("poisson_dirichlet_1d", poisson_dirichlet_1d_deepxde),
+    "Poisson_Dirichlet_1d_exactBC": problem("poisson_dirichlet_1d_exact_bc", poisson_exact_bc_deepxde),
+    "Poisson_Neumann_1d": problem("poisson_neumann_1d", poisson_neumann_1d_deepxde),
+    "Poisson_Robin_1d": problem("poisson_robin_1d", poisson_robin_1d_deepxde),
+    "Poisson_periodic_1d": problem("poisson_periodic_1d", poisson_periodic_1d_deepxde),
+    "Poisson_Lshape": problem(
+        "poisson_lshape",
         poisson_lshape_deepxde,
-        poisson_lshape_symgrad,
-        lambda: lshape_reference()[0],
-        lshape_exact,
-        note="reference: finite differences (h = 1/256, Richardson), about 1e-4",
-    ),  # fmt: skip
-    "Laplace_disk": Problem(
-        laplace_disk_deepxde,
-        laplace_disk_symgrad,
-        _grid_test(np.linspace(0, 1, 100), np.linspace(0, 2 * np.pi, 100)),
-        laplace_disk_exact,
-    ),  # fmt: skip
-    "Helmholtz_Dirichlet_2d": Problem(
-        helmholtz_dirichlet_2d_deepxde,
-        helmholtz_dirichlet_2d_symgrad,
-        _grid_test(np.linspace(0, 1, 100), np.linspace(0, 1, 100)),
-        helmholtz_exact(K2),
-    ),  # fmt: skip
-    "Helmholtz_Neumann_2d_hole": Problem(
+        "reference: finite differences (h = 1/256, Richardson), about 1e-4",
+    ),
+    "Laplace_disk": problem("laplace_disk", laplace_disk_deepxde),
+    "Helmholtz_Dirichlet_2d": problem("helmholtz_dirichlet_2d", helmholtz_dirichlet_2d_deepxde),
+    "Helmholtz_Neumann_2d_hole": problem(
+        "helmholtz_neumann_2d_hole",
         helmholtz_neumann_2d_hole_deepxde,
-        helmholtz_neumann_2d_hole_symgrad,
-        helmholtz_hole_test,
-        helmholtz_exact(K1),
-        note="test grid: the example's, less the points in the hole",
-    ),  # fmt: skip
-    "heat": Problem(
-        heat_deepxde, heat_symgrad, _grid_test(np.linspace(0, 1, 256), np.linspace(0, 1, 201)), heat_exact
+        "test grid: the example's, less the points in the hole",
     ),
-    "diffusion_1d": Problem(
-        diffusion_1d_deepxde,
-        diffusion_1d_symgrad,
-        _grid_test(np.linspace(-1, 1, 100), np.linspace(0, 1, 100)),
-        diffusion_exact,
-    ),  # fmt: skip
-    "diffusion_1d_exactBC": Problem(
-        diffusion_1d_exact_bc_deepxde,
-        diffusion_1d_exact_bc_symgrad,
-        _grid_test(np.linspace(-1, 1, 100), np.linspace(0, 1, 100)),
-        diffusion_exact,
-    ),  # fmt: skip
-    "diffusion_reaction": Problem(
-        diffusion_reaction_deepxde,
-        diffusion_reaction_symgrad,
-        _grid_test(np.linspace(-np.pi, np.pi, 200), np.linspace(0, 1, 100)),
-        diffusion_reaction_exact,
-    ),  # fmt: skip
-    "wave_1d": Problem(
+    "heat": problem("heat", heat_deepxde),
+    "diffusion_1d": problem("diffusion_1d", diffusion_1d_deepxde),
+    "diffusion_1d_exactBC": problem("diffusion_1d_exact_bc", diffusion_1d_exact_bc_deepxde),
+    "diffusion_reaction": problem("diffusion_reaction", diffusion_reaction_deepxde),
+    "wave_1d": problem(
+        "wave_1d",
         wave_1d_deepxde,
-        wave_1d_symgrad,
-        _grid_test(np.linspace(0, 1, 100), np.linspace(0, 1, 100)),
-        wave_exact,
-        note="symgrad: the example's STMsFFN (SpatioTemporalFourierMLP); DeepXDE's PyTorch backend has none: "
+        "symgrad: the example's STMsFFN (SpatioTemporalFourierMLP); DeepXDE's PyTorch backend has none: "
         "FNN [2, 100, 100, 100, 1]",
-    ),  # fmt: skip
-    "Klein_Gordon": Problem(
-        klein_gordon_deepxde,
-        klein_gordon_symgrad,
-        _grid_test(np.linspace(-1, 1, 256), np.linspace(0, 10, 256)),
-        klein_gordon_exact,
-    ),  # fmt: skip
-    "Euler_beam": Problem(euler_beam_deepxde, euler_beam_symgrad, _linspace_test(0, 1, 100), beam_exact),
-    "Burgers": Problem(
-        burgers_deepxde, burgers_symgrad, burgers_test, burgers_exact, note="reference: Cole-Hopf"
     ),
-    "Lorenz_inverse": Problem(
+    "Klein_Gordon": problem("klein_gordon", klein_gordon_deepxde),
+    "Euler_beam": problem("euler_beam", euler_beam_deepxde),
+    "Burgers": problem("burgers", burgers_deepxde, "reference: Cole-Hopf"),
+    "Lorenz_inverse": problem(
+        "lorenz_inverse",
         lorenz_inverse_deepxde,
-        lorenz_inverse_symgrad,
-        _linspace_test(0, 3, 300),
-        lorenz_exact,
-        truth=dict(zip(("C1", "C2", "C3"), LORENZ_C)),
-        note="observations: 25 from solve_ivp (DeepXDE: Lorenz.npz); error: the trajectory",
-    ),  # fmt: skip
-    "diffusion_1d_inverse": Problem(
-        diffusion_1d_inverse_deepxde,
-        diffusion_1d_inverse_symgrad,
-        _grid_test(np.linspace(-1, 1, 100), np.linspace(0, 1, 100)),
-        diffusion_exact,
-        truth={"C": 1.0},
-    ),  # fmt: skip
-    "elliptic_inverse_field": Problem(
+        "observations: 25 from solve_ivp (DeepXDE: Lorenz.npz); error: the trajectory",
+    ),
+    "diffusion_1d_inverse": problem("diffusion_1d_inverse", diffusion_1d_inverse_deepxde),
+    "elliptic_inverse_field": problem(
+        "elliptic_inverse_field",
         elliptic_inverse_field_deepxde,
-        elliptic_inverse_field_symgrad,
-        _linspace_test(-1, 1, 500),
-        elliptic_exact,
-        note="error: u and q stacked (q dominates); both also shown",
-    ),  # fmt: skip
+        "error: u and q stacked (q dominates); both also shown",
+    ),
 }
 
 # how each error is split into fields for the extra line (problems with several outputs worth naming)

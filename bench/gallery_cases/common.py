@@ -1,13 +1,21 @@
-"""The gallery's records (DeepXDE, Symgrad, Problem) and the helpers its symgrad builders share."""
+"""The gallery's records (DeepXDE, Symgrad, Problem) and ``scripts``, the problems' symgrad sides.
+
+Each problem's symgrad side (geometry, network, loss terms), its exact solution or reference and
+its test points live in tutorials/gallery/<name>.py, a script a user can copy and run;
+``scripts.<name>`` imports it (its ``main`` is not run) for the bench and the DeepXDE builders.
+"""
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
-
-from symgrad import Parameter, Tensor
 
 
 @dataclass
@@ -54,35 +62,35 @@ class Problem:
     note: str = ""
 
 
-# ----- helpers shared by the symgrad builders -----
-def halton(geometry, n: int, seed: int, where: str = "interior") -> np.ndarray:
-    """``n`` scrambled Halton points of the geometry's interior, boundary or initial slice, (dim, n)."""
-    return getattr(geometry, where)(n, "halton", seed)
+# ----- the scripts -----
+GALLERY = Path(__file__).resolve().parents[2] / "tutorials" / "gallery"
 
 
-def at(value: float) -> np.ndarray:
-    """One point of a 1-D domain, (1, 1)."""
-    return np.array([[float(value)]])
+@functools.cache
+def script(name: str) -> ModuleType:
+    """tutorials/gallery/<name>.py imported as a module (``build``, ``exact``, ``test_points``, ...)."""
+    path = GALLERY / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"gallery_script_{name}", path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise FileNotFoundError(f"no gallery script {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-def unknown(value: float, name: str) -> Parameter:
-    """A scalar unknown of an inverse problem, learnt with the weights."""
-    return Parameter(Tensor(np.array(float(value))), name=name)
+class _Scripts:
+    """``scripts.ode_system`` is tutorials/gallery/ode_system.py, imported once."""
+
+    def __getattr__(self, name: str) -> ModuleType:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return script(name)
 
 
-def value_of(p: Parameter) -> float:
-    return float(np.asarray(p.asnumpy()))
+scripts = _Scripts()
 
 
-def grid(*axes: np.ndarray) -> np.ndarray:
-    """The tensor grid of ``axes`` as (n, dim) points."""
-    mesh = np.meshgrid(*axes, indexing="ij")
-    return np.stack([m.ravel() for m in mesh], axis=1)
-
-
-def _space_time_points(domain, seed, n_domain, n_boundary, n_initial):
-    """DeepXDE's TimePDE points: (interior, boundary, initial), and all of them (where it puts the equation)."""
-    inside = halton(domain, n_domain, seed)
-    walls = halton(domain, n_boundary, seed, "boundary") if n_boundary else np.empty((2, 0))
-    start = halton(domain, n_initial, seed, "initial") if n_initial else np.empty((2, 0))
-    return walls, start, np.hstack([inside, walls, start])
+def symgrad_side(module: ModuleType) -> Callable[[int], Symgrad]:
+    """The script's ``build(seed)`` as the bench's builder: its (terms, params, u, unknowns) as a Symgrad."""
+    return lambda seed: Symgrad(*module.build(seed))

@@ -21,7 +21,7 @@ def python_blocks() -> list[str]:
 
 def test_readme_examples_run_and_print_the_documented_values():
     blocks = python_blocks()
-    assert len(blocks) == 7
+    assert len(blocks) == 8
     has_torch = importlib.util.find_spec("torch") is not None
     printed = io.StringIO()
     namespace: dict = {}  # blocks run in order, as a reader would paste them
@@ -35,6 +35,10 @@ def test_readme_examples_run_and_print_the_documented_values():
         assert re.search(r"d out / d x\s+torch.autograd float32\s+nan\s+nan\s+\[0\]\s+nan\s+1\s", text), text
     assert "z*(y1 + y2 + y3)" in text and "4.5099998" in text and "def compute(x, _c, _batch):" in text
     assert "yours (expected=)   1.52e+00" in text and "verdict: 1 comparison(s) FAILED" in text
+    solution = namespace["solution"]  # the one way: solve chose, trained and said why
+    assert "solve: loss" in text and "chose: " in text and solution.stages
+    assert solution.history[-1] < 1e-2 * solution.history[0] and solution.seconds < 8
+    assert namespace["values"].shape == (10,) and np.isfinite(namespace["values"]).all()
     assert namespace["history"][-1] < namespace["history"][0]  # the PINN snippet trains
     equations, terms = namespace["equations"], namespace["terms"]  # the system with a coefficient
     assert (
