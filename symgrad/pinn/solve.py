@@ -127,8 +127,7 @@ def solve(
             losses, params, max(left(), 0.0), max(left(), 0.0), balance, progress, result.choices
         )
         _stage(result, "Adam", history, history.seconds)
-        result.seconds = time.perf_counter() - started
-        return result
+        return _finished(result, started, seconds, evaluation)
     own = losses  # the terms with the caller's weights, every point
     share = 1.0
     if use_levenberg_marquardt(
@@ -184,7 +183,18 @@ def solve(
     _lbfgs_until(every, params, left, rest, progress, result, "L-BFGS", then=then)
     if fresh and left() > rest:
         _new_points(every, fresh, params, gauss_newton, left, rest, progress, result)
+    return _finished(result, started, seconds, evaluation)
+
+
+def _finished(result: Solution, started: float, seconds: float, evaluation: float) -> Solution:
+    """``result`` with its wall time; where no optimizer step fitted in the time, a choice says so
+    (its loss is then NaN: no step was taken)."""
     result.seconds = time.perf_counter() - started
+    if not result.history:
+        result.choices.append(
+            f"no optimizer step fitted in the {seconds:g} s given: measuring the terms' gradients first "
+            f"took {evaluation:.2f} s; the weights are as they were"
+        )
     return result
 
 

@@ -87,6 +87,17 @@ def test_solve_refuses_losses_that_are_not_pairs_and_params_without_weights():
         solve(terms, [])
 
 
+def test_a_time_too_short_for_any_step_is_said_and_leaves_the_weights():
+    """Nothing silent: where the first measurement takes the whole budget, the result says that no
+    step was taken (its loss is NaN) and the weights are unchanged."""
+    net, terms = decay_problem()
+    before = [p.asnumpy().copy() for p in net.trainable_params()]
+    result = solve(terms, net, seconds=1e-6)
+    assert not result.stages and math.isnan(result.loss), result
+    assert any(c.startswith("no optimizer step fitted in the 1e-06 s given") for c in result.choices), result
+    assert all(np.array_equal(b, p.asnumpy()) for b, p in zip(before, net.trainable_params()))
+
+
 def test_the_time_given_is_kept_within_a_tenth():
     """L-BFGS (forced) converges early, is restarted while time is left, and the whole run ends
     within seconds + 10%; the restart is in the choices."""
