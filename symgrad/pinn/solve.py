@@ -242,7 +242,7 @@ def _new_points(losses, fresh, params, gauss_newton: bool, left, rest: float, pr
             _lbfgs_until(losses, params, left, rest, progress, result, f"{method} on new points", False)
     names = ", ".join(getattr(losses[i][0], "name", f"term {i}") for i in fresh)
     result.choices.append(
-        f"{method} on new points of {names} ({rounds} draws, each adding {GROW * first} points between "
+        f"{method} on new points of {names} ({rounds} draw{'s' if rounds != 1 else ''}, each adding {GROW * first} points between "
         "the ends of those given): the loss had converged at the fixed points with time left"
     )
 
