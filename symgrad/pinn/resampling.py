@@ -17,15 +17,17 @@ from collections.abc import Sequence
 import numpy as np
 
 from symgrad.pinn.point_subsets import point_count
-from symgrad.pinn.time_windows import input_names
+from symgrad.pinn.time_windows import input_names, input_values
 
 SPREAD = 8  # a term of one input with at least this many distinct points is a collocation set
 
 
 def _values(points) -> np.ndarray:
-    if isinstance(points, np.ndarray):
-        return np.asarray(points[0], float)
-    return np.ravel(np.asarray(points[0], float))
+    """The values of a term's one input."""
+    values = input_values(points, 0)
+    if values is None:
+        raise ValueError("resampling: a term to resample has no input values")
+    return values
 
 
 def resampleable(losses: Sequence) -> list[int]:

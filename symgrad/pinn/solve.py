@@ -130,8 +130,16 @@ def solve(
         return _finished(result, started, seconds, evaluation)
     own = losses  # the terms with the caller's weights, every point
     share = 1.0
+    # LARGEST_COMFORTABLE is read from this module at each call, so that tests may lower it here
     if use_levenberg_marquardt(
-        losses, params, left() * (1 - warmup), min_steps, evaluation, [], False, LARGEST_COMFORTABLE
+        losses,
+        params,
+        left() * (1 - warmup),
+        min_steps,
+        evaluation,
+        [],
+        measure=False,
+        largest=LARGEST_COMFORTABLE,
     ):
         prepare_jacobians(losses)  # Levenberg-Marquardt is likely: its kernels compile during Adam
     else:
@@ -150,9 +158,8 @@ def solve(
             losses = weighted_terms(losses, result.weights)
     every = weighted_terms(own, result.weights) if result.weights is not None else own
     gauss_newton = False  # Levenberg-Marquardt ran (it needs no time windows)
-    largest = LARGEST_COMFORTABLE  # (read here, so that tests may lower it)
     if left() > 0 and use_levenberg_marquardt(
-        own, params, left(), min_steps, evaluation, result.choices, largest=largest
+        own, params, left(), min_steps, evaluation, result.choices, largest=LARGEST_COMFORTABLE
     ):
         if result.weights is not None:
             result.choices.append(

@@ -34,16 +34,21 @@ def input_names(term) -> list[str]:
     return []
 
 
+def input_values(points, row: int) -> np.ndarray | None:
+    """Input ``row`` of each point, as floats ((dim, n) array, or one array per input); None where
+    the points have no such input."""
+    if row >= (points.shape[0] if isinstance(points, np.ndarray) else len(points)):
+        return None
+    return np.ravel(np.asarray(points[row], float))
+
+
 def times(term, points) -> np.ndarray | None:
     """The time of each of a term's points (its input named ``t``), or None where it has no such
     input or its points are of a form that cannot be cut (``point_subsets.point_count``)."""
     names = input_names(term)
     if TIME not in names or point_count(points) is None:
         return None
-    row = names.index(TIME)
-    if isinstance(points, np.ndarray):
-        return np.asarray(points[row], float) if row < points.shape[0] else None
-    return np.ravel(np.asarray(points[row], float)) if row < len(points) else None
+    return input_values(points, names.index(TIME))
 
 
 def time_span(losses: Sequence) -> tuple[float, float] | None:
@@ -84,4 +89,4 @@ def window_ends(span: tuple[float, float], windows: int | None = None) -> list[f
     return [low + k * (high - low) / windows for k in range(1, windows)]
 
 
-__all__ = ["TIME", "WINDOWS", "input_names", "time_span", "times", "window_ends", "windowed"]
+__all__ = ["TIME", "WINDOWS", "input_names", "input_values", "time_span", "times", "window_ends", "windowed"]

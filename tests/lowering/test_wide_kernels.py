@@ -13,6 +13,7 @@ import symgrad
 from symgrad import ops
 from symgrad.models import PointMLP, burgers_terms
 from symgrad.pinn import ModifiedMLP
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.skipif(
     "c" not in lowering.available_backends(), reason="no C compiler here (gcc, clang or $CC)"
@@ -188,18 +189,15 @@ def test_float32_wide_networks_compute_in_float32_tiles(rng):
 
 
 _THREADS_SCRIPT = """
-import numpy as np, symgrad
-from symgrad.models import PointMLP, burgers_terms
+import numpy as np
+from symgrad.models import PointMLP
+from tests.lowering.test_wide_kernels import burgers_kernels, run
 net = PointMLP([2, 67, 67, 67, 1], seed=8)
-x, t = symgrad.placeholder("x"), symgrad.placeholder("t")
-terms = burgers_terms(net, x, t)
-grads = [terms[f"d(r^2)/d{p.name}"] for p in net.params]
-outputs, args = [terms["r"], *grads], [x, t, *net.params]
-reduce = [None] + ["mean"] * len(grads)
+_, (outputs, args, reduce) = burgers_kernels(net)
 rng = np.random.default_rng(3)
 values = [rng.uniform(-1, 1, 1001), rng.uniform(0, 1, 1001), *[p.asnumpy() for p in net.params]]
-kernel = symgrad.kernel(outputs, args, backend="c", reduce=reduce)
-got, want = kernel(*values), symgrad.kernel(outputs, args, backend="numpy", reduce=reduce)(*values)
+kernel, got = run(outputs, args, reduce, values)
+want = run(outputs, args, reduce, values, backend="numpy")[1]
 assert kernel._fn.point.tiled and kernel._fn.point.shared_scratch_bytes > 0
 print(max(float(np.max(np.abs(g - w)) / max(1.0, np.max(np.abs(w)))) for g, w in zip(got, want)))
 """
@@ -215,7 +213,9 @@ def test_packed_matrices_shared_by_the_threads_give_numpys_results(threads, tmp_
     import sys
 
     env = {**os.environ, "OMP_NUM_THREADS": str(threads), "SYMGRAD_CACHE": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", _THREADS_SCRIPT], capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [sys.executable, "-c", _THREADS_SCRIPT], capture_output=True, text=True, env=env, cwd=ROOT
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert float(done.stdout.split()[-1]) < 1e-13
 
