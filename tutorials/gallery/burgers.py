@@ -3,7 +3,8 @@ u(x, 0) = -sin(pi x); reference by the Cole-Hopf transform (``symgrad.pinn.Burge
 
 DeepXDE's examples/pinn_forward/Burgers.py written with symgrad.pinn: the example's network
 ([2, 20, 20, 20, 1], tanh, Glorot normal), its 2540 points inside, 80 on the walls and 160 at
-t = 0 (the equation at all of them, each condition at its own), trained by ``solve``.
+t = 0 (the equation at all of them, each condition at its own), trained by ``solve``, which adds
+points drawn in the domain (chosen by residual) once they no longer represent it.
 Departures from the example: the reference is the Cole-Hopf solution on ``Burgers().grid()``
 (DeepXDE reads a stored one from Burgers.npz); scrambled Halton points (DeepXDE: Hammersley).
 
@@ -33,7 +34,8 @@ def test_points():
 
 
 def build(seed=0):
-    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs), the weights to train,
+    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs; the equation's with its
+    domain, where ``solve`` draws new points by residual), the weights to train,
     the solution as a function of (x, t), and the unknowns' values (None: a forward problem)."""
     domain = SpaceTime(Interval(-1, 1), 0, 0.99)
     net = MLP([2, 20, 20, 20, 1], "tanh", "glorot_normal", seed=seed)
@@ -41,7 +43,11 @@ def build(seed=0):
     walls = domain.boundary(80, "halton", seed)
     start = domain.initial(160, "halton", seed)
     terms = [
-        (ResidualLoss(BURGERS.pde(net), BURGERS.inputs, net, name="pde"), np.hstack([inside, walls, start])),
+        (
+            ResidualLoss(BURGERS.pde(net), BURGERS.inputs, net, name="pde"),
+            np.hstack([inside, walls, start]),
+            domain,
+        ),
         (dirichlet(net, domain, 0.0).loss(net), walls),
         (initial(net, domain, lambda x, t: -ops.sin(np.pi * x)).loss(net), start),
     ]

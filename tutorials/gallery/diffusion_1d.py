@@ -31,7 +31,8 @@ def test_points():
 
 
 def build(seed=0):
-    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs), the weights to train,
+    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs; the equation's with its
+    domain, where ``solve`` draws new points by residual), the weights to train,
     the solution as a function of (x, t), and the unknowns' values (None: a forward problem)."""
     domain = SpaceTime(Interval(-1, 1), 0, 1)
     net = MLP([2, 32, 32, 32, 1], "tanh", "glorot_uniform", seed=seed)
@@ -47,7 +48,7 @@ def build(seed=0):
         return ops.sin(np.pi * x) * ops.exp(-t)
 
     terms = [
-        (ResidualLoss(pde, ("x", "t"), net, name="pde"), np.hstack([inside, walls, start])),
+        (ResidualLoss(pde, ("x", "t"), net, name="pde"), np.hstack([inside, walls, start]), domain),
         (dirichlet(net, domain, solution).loss(net), walls),
         (initial(net, domain, solution).loss(net), start),
     ]

@@ -4,7 +4,8 @@ the boundary and initial values built into u; exact u = e^-t sin(pi x).
 DeepXDE's examples/pinn_forward/diffusion_1d_exactBC.py written with symgrad.pinn: the example's
 network ([2, 32, 32, 32, 1], tanh, Glorot uniform) inside its output transform
 u = t (1 - x^2) N(x, t) + sin(pi x) (``hard_constraint``: the equation is the only term), its 40
-points, trained by ``solve``.
+points, trained by ``solve``, which adds points drawn in the domain (chosen by residual) once the
+loss has converged at those.
 Departure from the example: scrambled Halton points (DeepXDE: Hammersley).
 
     python tutorials/gallery/diffusion_1d_exact_bc.py [seconds]   # default 60
@@ -32,7 +33,8 @@ def test_points():
 
 
 def build(seed=0):
-    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs), the weights to train,
+    """(terms, params, u, unknowns): the loss terms ((loss, points, domain): ``solve`` draws new
+    points in the domain once the loss converges at these), the weights to train,
     the solution as a function of (x, t), and the unknowns' values (None: a forward problem)."""
     domain = SpaceTime(Interval(-1, 1), 0, 1)
     net = MLP([2, 32, 32, 32, 1], "tanh", "glorot_uniform", seed=seed)
@@ -43,7 +45,7 @@ def build(seed=0):
         return grad(u, 1)(x, t) - grad(grad(u, 0), 0)(x, t) + source
 
     return (
-        [(ResidualLoss(pde, ("x", "t"), net, name="pde"), domain.interior(40, "halton", seed))],
+        [(ResidualLoss(pde, ("x", "t"), net, name="pde"), domain.interior(40, "halton", seed), domain)],
         net,
         u,
         None,

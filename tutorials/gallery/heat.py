@@ -33,7 +33,8 @@ def test_points():
 
 
 def build(seed=0):
-    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs), the weights to train,
+    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs; the equation's with its
+    domain, where ``solve`` draws new points by residual), the weights to train,
     the solution as a function of (x, t), and the unknowns' values (None: a forward problem)."""
     domain = SpaceTime(Interval(0, 1), 0, 1)
     net = MLP([2, 20, 20, 20, 1], "tanh", "glorot_normal", seed=seed)
@@ -45,7 +46,7 @@ def build(seed=0):
         return grad(net, 1)(x, t) - A * grad(grad(net, 0), 0)(x, t)
 
     terms = [
-        (ResidualLoss(pde, ("x", "t"), net, name="pde"), np.hstack([inside, walls, start])),
+        (ResidualLoss(pde, ("x", "t"), net, name="pde"), np.hstack([inside, walls, start]), domain),
         (dirichlet(net, domain, 0.0).loss(net), walls),
         (initial(net, domain, lambda x, t: ops.sin(np.pi * x)).loss(net), start),
     ]

@@ -34,7 +34,8 @@ def test_points():
 
 
 def build(seed=0):
-    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs), the weights to train,
+    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs; the equation's with its
+    domain, where ``solve`` draws new points by residual), the weights to train,
     the solution as a function of (x, y), and the unknowns' values (None: a forward problem)."""
     square = Rectangle((0, 0), (1, 1))
     net = MLP([2, 150, 150, 150, 1], "sin", "glorot_uniform", seed=seed)
@@ -44,7 +45,7 @@ def build(seed=0):
         return -laplacian(u, (0, 1))(x, y) - K0**2 * u(x, y) - K0**2 * ops.sin(K0 * x) * ops.sin(K0 * y)
 
     points = np.hstack([square.interior(20**2, "halton", seed), square.boundary(4 * 20, "halton", seed)])
-    return [(ResidualLoss(pde, ("x", "y"), net, name="pde"), points)], net, u, None
+    return [(ResidualLoss(pde, ("x", "y"), net, name="pde"), points, square)], net, u, None
 
 
 def main(seconds=60.0):

@@ -33,7 +33,8 @@ def test_points():
 
 
 def build(seed=0):
-    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs), the weights to train,
+    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs; the equation's with its
+    domain, where ``solve`` draws new points by residual), the weights to train,
     the solution as a function of (x, t), and the unknowns' values (None: a forward problem)."""
     domain = SpaceTime(Interval(-1, 1), 0, 10)
     net = MLP([2, 40, 40, 1], "tanh", "glorot_uniform", seed=seed)
@@ -46,7 +47,7 @@ def build(seed=0):
     walls = domain.boundary(1500, "halton", seed)
     start = domain.initial(1500, "halton", seed)
     terms = [
-        (ResidualLoss(pde, ("x", "t"), net, name="pde"), np.hstack([inside, walls, start])),
+        (ResidualLoss(pde, ("x", "t"), net, name="pde"), np.hstack([inside, walls, start]), domain),
         (dirichlet(net, domain, lambda x, t: x * ops.cos(t)).loss(net), walls),
         (initial(net, domain, lambda x, t: x).loss(net), start),
         (initial(net, domain, 0.0, derivative=1, name="u_t(x, 0)").loss(net), start),

@@ -74,14 +74,15 @@ def exact(X):
 
 
 def build(seed=0):
-    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs), the weights to train,
+    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs; the equation's with its
+    domain, where ``solve`` draws new points by residual), the weights to train,
     the solution as a function of (x, y), and the unknowns' values (None: a forward problem)."""
     shape = Polygon(LSHAPE)
     net = MLP([2, 50, 50, 50, 50, 1], "tanh", "glorot_uniform", seed=seed)
     walls = shape.boundary(120, "halton", seed)
     pde = ResidualLoss(lambda x, y: -laplacian(net, (0, 1))(x, y) - 1, ("x", "y"), net, name="pde")
     terms = [
-        (pde, np.hstack([shape.interior(1200, "halton", seed), walls])),
+        (pde, np.hstack([shape.interior(1200, "halton", seed), walls]), shape),
         (dirichlet(net, shape, 0.0).loss(net), walls),
     ]
     return terms, net, net, None
