@@ -34,7 +34,7 @@ def burgers1d(seed: int, hidden: Sequence[int], root: Path | None = None) -> Bui
     net, u = network(2, 1, hidden, (-1, 0), (1, 1), seed)
     return Built(
         [
-            pde_term(burgers1d_pde(u), ("x", "t"), net, domain.interior(4096, "halton", seed)),
+            pde_term(burgers1d_pde(u), ("x", "t"), net, domain, seed),
             term(initial(u, domain, lambda x, t: -ops.sin(PI * x)), net, 512, seed),
             term(dirichlet(u, domain, 0.0), net, 256, seed),
         ],

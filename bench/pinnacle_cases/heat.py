@@ -42,7 +42,7 @@ def heat_multiscale(seed: int, hidden: Sequence[int], root: Path | None = None) 
     start = initial(u, domain, lambda x, y, t: ops.sin(20 * PI * x) * ops.sin(PI * y))
     return Built(
         [
-            pde_term(heat_multiscale_pde(u), ("x", "y", "t"), net, domain.interior(4096, "halton", seed)),
+            pde_term(heat_multiscale_pde(u), ("x", "y", "t"), net, domain, seed),
             term(start, net, 1024, seed),
             term(dirichlet(u, domain, 0.0), net, 1024, seed),
         ],
@@ -70,7 +70,7 @@ def heat_longtime(seed: int, hidden: Sequence[int], root: Path | None = None) ->
     start = initial(u, domain, lambda x, y, t: ops.sin(4 * PI * x) * ops.sin(3 * PI * y))
     return Built(
         [
-            pde_term(heat_longtime_pde(u), ("x", "y", "t"), net, domain.interior(4096, "halton", seed)),
+            pde_term(heat_longtime_pde(u), ("x", "y", "t"), net, domain, seed),
             term(start, net, 1024, seed),
             term(dirichlet(u, domain, 0.0), net, 1024, seed),
         ],

@@ -50,7 +50,7 @@ def poisson_nd(seed: int, hidden: Sequence[int], root: Path | None = None) -> Bu
 
     return Built(
         [
-            pde_term(poisson_nd_pde(u), NAMES5, net, cube.interior(4096, "halton", seed)),
+            pde_term(poisson_nd_pde(u), NAMES5, net, cube, seed),
             term(dirichlet(u, cube, poisson_nd_value, inputs=NAMES5), net, 1024, seed),
         ],
         net,
@@ -85,7 +85,7 @@ def heat_nd(seed: int, hidden: Sequence[int], root: Path | None = None) -> Built
 
     return Built(
         [
-            pde_term(heat_nd_pde(u), names, net, domain.interior(4096, "halton", seed)),
+            pde_term(heat_nd_pde(u), names, net, domain, seed),
             term(neumann(u, domain, heat_nd_value, inputs=names), net, 1024, seed),
             term(initial(u, domain, heat_nd_value, inputs=names), net, 1024, seed),
         ],

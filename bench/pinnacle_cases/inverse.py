@@ -80,7 +80,7 @@ def poisson_inv(seed: int, hidden: Sequence[int], root: Path | None = None) -> B
     data = observations(u, points, noisy, ("x", "y"))
     return Built(
         [
-            pde_term(poisson_inv_pde(u, a), ("x", "y"), params, square.interior(4096, "halton", seed)),
+            pde_term(poisson_inv_pde(u, a), ("x", "y"), params, square, seed),
             term(data, params, 0, seed),
             term(a_boundary, params, 512, seed),
         ],
@@ -117,7 +117,7 @@ def heat_inv(seed: int, hidden: Sequence[int], root: Path | None = None) -> Buil
     a_boundary = dirichlet(a, domain, lambda x, y, t: 2 + ops.sin(PI * x) * ops.sin(PI * y), name="a")
     return Built(
         [
-            pde_term(heat_inv_pde(u, a), ("x", "y", "t"), params, domain.interior(4096, "halton", seed)),
+            pde_term(heat_inv_pde(u, a), ("x", "y", "t"), params, domain, seed),
             term(observations(u, points, noisy, ("x", "y", "t")), params, 0, seed),
             term(a_boundary, params, 1024, seed),
         ],

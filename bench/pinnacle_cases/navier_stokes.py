@@ -63,6 +63,7 @@ def ns_lid_driven(seed: int, hidden: Sequence[int], root: Path | None = None) ->
             (
                 ResidualLoss(navier_stokes(u, 0.01), ("x", "y"), net, name="ns", term_names=NS_TERMS),
                 square.interior(4096, "halton", seed),
+                square,
             ),
             term(
                 velocity_condition(u, square, (lambda x, y: 4 * x * (1 - x), 0.0), top, "lid"), net, 256, seed
@@ -90,6 +91,7 @@ def ns_backstep(seed: int, hidden: Sequence[int], root: Path | None = None) -> B
             (
                 ResidualLoss(navier_stokes(u, 0.01), ("x", "y"), net, name="ns", term_names=NS_TERMS),
                 shape.interior(4096, "halton", seed),
+                shape,
             ),
             term(
                 velocity_condition(u, shape, (lambda x, y: 4 * y * (1 - y), 0.0), inlet, "inlet"),

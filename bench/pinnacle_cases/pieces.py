@@ -23,7 +23,8 @@ PI = math.pi
 
 @dataclass
 class Built:
-    """A case made ready to solve: (loss, points) terms, the weights to train, and ``u``."""
+    """A case made ready to solve: (loss, points) terms (the equations' with their domain), the
+    weights to train, and ``u``."""
 
     terms: list
     params: object
@@ -66,8 +67,10 @@ def term(condition, params, n: int, seed: int):
     return condition.loss(params), condition.sample(n, "halton", seed)
 
 
-def pde_term(residual: Callable, names, params, points, name: str = "pde"):
-    return ResidualLoss(residual, names, params, name=name), points
+def pde_term(residual: Callable, names, params, domain, seed: int, n: int = 4096, name: str = "pde"):
+    """The equation on ``n`` Halton points of ``domain``, with the domain (``solve`` draws new
+    points there by residual)."""
+    return ResidualLoss(residual, names, params, name=name), domain.interior(n, "halton", seed), domain
 
 
 def near(a, b) -> np.ndarray:

@@ -31,7 +31,7 @@ def poisson2d_classic(seed: int, hidden: Sequence[int], root: Path | None = None
     square = on_box_edge(lows, highs)
     return Built(
         [
-            pde_term(laplace_pde(u), ("x", "y"), net, shape.interior(4096, "halton", seed)),
+            pde_term(laplace_pde(u), ("x", "y"), net, shape, seed),
             term(dirichlet(u, shape, 1.0, on=square, name="square"), net, 512, seed),
             term(dirichlet(u, shape, 0.0, on=lambda x, y: ~square(x, y), name="disks"), net, 512, seed),
         ],
@@ -62,7 +62,7 @@ def poisson_boltzmann2d(seed: int, hidden: Sequence[int], root: Path | None = No
     square = on_box_edge(lows, highs)
     return Built(
         [
-            pde_term(poisson_boltzmann2d_pde(u), ("x", "y"), net, shape.interior(4096, "halton", seed)),
+            pde_term(poisson_boltzmann2d_pde(u), ("x", "y"), net, shape, seed),
             term(dirichlet(u, shape, 0.2, on=square, name="square"), net, 512, seed),
             term(dirichlet(u, shape, 1.0, on=lambda x, y: ~square(x, y), name="disks"), net, 512, seed),
         ],

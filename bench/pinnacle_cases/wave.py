@@ -43,7 +43,7 @@ def wave1d(seed: int, hidden: Sequence[int], root: Path | None = None) -> Built:
 
     return Built(
         [
-            pde_term(wave1d_pde(u), ("x", "t"), net, domain.interior(4096, "halton", seed)),
+            pde_term(wave1d_pde(u), ("x", "t"), net, domain, seed),
             term(initial(u, domain, start, name="u(x,0)"), net, 512, seed),
             term(initial(u, domain, 0.0, derivative=1, name="u_t(x,0)"), net, 512, seed),
             term(dirichlet(u, domain, 0.0), net, 512, seed),

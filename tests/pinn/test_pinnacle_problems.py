@@ -112,9 +112,11 @@ def test_burgers_residual_and_conditions_on_a_manufactured_u():
     )
     assert np.allclose(at(pp.burgers1d_pde(u), points), expected, atol=1e-12)
     built = pp.burgers1d(0, (4,))
-    (_, interior), (start, at_start), (walls, on_walls) = built.terms
+    (_, interior, domain), (start, at_start), (walls, on_walls) = built.terms
     assert np.allclose(at_start[1], 0) and np.allclose(np.abs(on_walls[0]), 1)
     assert interior.shape == (2, 4096) and start.name == "initial" and walls.name == "dirichlet"
+    drawn = domain.interior(50, "uniform", 1)  # the equation's domain, where solve draws new points
+    assert np.all(np.abs(drawn[0]) <= 1) and np.all((drawn[1] >= 0) & (drawn[1] <= 1))
 
 
 def test_poisson_residuals_on_manufactured_u():
@@ -136,8 +138,11 @@ def test_heat_longtime_residual_on_a_manufactured_u():
 def test_every_case_builds_terms_whose_points_lie_in_its_domain():
     built = pp.poisson2d_classic(0, (4,))
     shape = pp.with_holes(Rectangle((-0.5, -0.5), (0.5, 0.5)), pp.CLASSIC_DISKS)
-    for _, points in built.terms:
-        assert shape.contains(points).all()
+    for term in built.terms:
+        assert shape.contains(term[1]).all()
+    assert (
+        built.terms[0][2] is not None and shape.contains(built.terms[0][2].interior(100, "uniform", 2)).all()
+    )
     square, disks = built.terms[1][1], built.terms[2][1]
     assert np.all(np.isclose(np.abs(square), 0.5).any(axis=0))
     centres = np.array([c[:2] for c in pp.CLASSIC_DISKS])
