@@ -36,7 +36,8 @@ def term_parameters(term: Callable) -> list[Parameter] | None:
 
 
 def term_label(term: Callable, i: int) -> str:
-    return str(getattr(term, "name", f"term {i}"))
+    """A term's name, or "term i" where it has none (or an empty one)."""
+    return str(getattr(term, "name", None) or f"term {i}")
 
 
 def check_terms(losses: Sequence[tuple[Callable, object]], params: Sequence[Parameter], where: str) -> None:

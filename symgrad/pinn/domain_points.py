@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from symgrad.pinn.adaptive import resample, residual_sizes
+from symgrad.pinn.alignment import term_label
 from symgrad.pinn.point_subsets import point_count
 
 CANDIDATES = 10  # candidates drawn from the domain per point added
@@ -40,10 +41,6 @@ class Drawn:
     candidates: int
     gain: float | None
     why: str = ""
-
-
-def term_name(term, index: int) -> str:
-    return str(getattr(term, "name", None) or f"term {index}")
 
 
 def split_domains(losses) -> tuple[list, dict[int, Draw], dict[int, str]]:
@@ -72,7 +69,7 @@ def split_domains(losses) -> tuple[list, dict[int, Draw], dict[int, str]]:
 def drawer(domain, term, points, index: int) -> tuple[Draw, str]:
     """The function that draws ``n`` of the term's points from ``domain`` (a (dim, n) array of its
     input rows), and the domain's description; a ValueError naming the term where it cannot."""
-    where = f"solve: losses[{index}] ({term_name(term, index)})"
+    where = f"solve: losses[{index}] ({term_label(term, index)})"
     dim = rows(points)
     if dim is None:
         raise ValueError(
@@ -106,14 +103,18 @@ def rows(points) -> int | None:
     return int(points.shape[0]) if isinstance(points, np.ndarray) else len(points)
 
 
+def as_rows(points) -> np.ndarray:
+    """Points ((dim, n) array, or one array per input) as a (dim, n) float array."""
+    if isinstance(points, np.ndarray):
+        return np.asarray(points, float)
+    return np.vstack([np.ravel(np.asarray(p, float)) for p in points])
+
+
 def drawn(draw: Draw, n: int, rng: np.random.Generator, dim: int, what: str) -> np.ndarray:
     """``n`` points from ``draw`` as a (dim, n) float array, or a ValueError saying what came back."""
     got = draw(n, rng)
     try:
-        if isinstance(got, np.ndarray):
-            array = np.asarray(got, float)
-        else:
-            array = np.vstack([np.ravel(np.asarray(p, float)) for p in got])
+        array = as_rows(got)
     except (TypeError, ValueError):
         array = None
     if array is None or array.shape != (dim, n) or not np.all(np.isfinite(array)):
@@ -155,8 +156,7 @@ def joined(points, new: np.ndarray, keep: bool):
     form given."""
     if not keep:
         return in_form(new, points)
-    old = points if isinstance(points, np.ndarray) else np.vstack([np.ravel(p) for p in points])
-    return in_form(np.hstack([np.asarray(old, float), new]), points)
+    return in_form(np.hstack([as_rows(points), new]), points)
 
 
 def chosen_by_residual(
@@ -193,7 +193,7 @@ def with_domain_points(
         term, points = out[i]
         count, dim = counts[i], rows(points)
         assert dim is not None  # split_domains checked the form
-        what = f"solve: losses[{i}] ({term_name(term, i)}): its domain"
+        what = f"solve: losses[{i}] ({term_label(term, i)}): its domain"
         candidates = drawn(draw, CANDIDATES * count, rng, dim, what)
         index, gain, why = chosen_by_residual(candidates, residuals_of(term), count, rng, what)
         chosen = candidates[:, index]
@@ -224,11 +224,11 @@ class Gap:
                 residuals_of(term),
                 rows(points),
                 point_count(points),
-                term_name(term, i),
+                term_label(term, i),
             )
             if residuals is not None and dim is not None and n:
                 fresh = drawn(draw, min(n, GAP_POINTS), rng, dim, f"solve: losses[{i}] ({name}): its domain")
-                at = np.vstack([np.ravel(np.asarray(p, float)) for p in points])
+                at = as_rows(points)
                 if n > GAP_POINTS:
                     at = at[:, np.sort(rng.choice(n, GAP_POINTS, replace=False))]
                 self.checks.append((name, residuals, at, fresh))

@@ -52,7 +52,7 @@ import numpy as np
 
 from symgrad.parameter import parameters_of
 from symgrad.pinn.adam import Adam
-from symgrad.pinn.alignment import aligned, check_terms, optimized_parameters
+from symgrad.pinn.alignment import aligned, check_terms, optimized_parameters, term_label
 from symgrad.pinn.domain_points import Drawn, Gap, said, split_domains, with_domain_points
 from symgrad.pinn.lbfgs import lbfgs
 from symgrad.pinn.levenberg_marquardt import LARGEST_COMFORTABLE, levenberg_marquardt
@@ -286,7 +286,7 @@ def _new_points(
         gaps += [gap.fired] if gap.fired else []
     draws_said = f"{rounds} draw{'s' if rounds != 1 else ''}"
     if fresh:
-        names = ", ".join(getattr(losses[i][0], "name", f"term {i}") for i in fresh)
+        names = ", ".join(term_label(losses[i][0], i) for i in fresh)
         result.choices.append(
             f"{method} on new points of {names} ({draws_said}, each adding {GROW * first} points between "
             f"the ends of those given): {why}"
@@ -294,7 +294,7 @@ def _new_points(
     if gaps:
         why += f"; then {len(gaps)} time{'s' if len(gaps) > 1 else ''} the points no longer represented it: {gaps[-1]}"
     for i, each in done.items():
-        name = getattr(losses[i][0], "name", f"term {i}")
+        name = term_label(losses[i][0], i)
         result.choices.append(
             f"{method} on new points of {name} ({draws_said}, {said(each, kinds[i], GROW > 0)}): {why}"
         )
