@@ -44,10 +44,17 @@ def divergence_form(u: Callable, a: Callable, axes: tuple[int, ...]) -> Callable
     return value
 
 
-def inverse_networks(inputs: int, hidden, lows, highs, seed: int):
+def inverse_networks(inputs: int, hidden, lows, highs, seed: int, space: int | None = None):
+    """Networks for u (every input) and a (the first ``space`` inputs: PINNacle's HInv masks t out of
+    a's network), their weights, and both outputs as one function."""
+    space = inputs if space is None else space
     net_u, u = network(inputs, 1, hidden, lows, highs, seed)
-    net_a, a = network(inputs, 1, hidden, lows, highs, seed + 1000)
+    net_a, a_space = network(space, 1, hidden, lows[:space], highs[:space], seed + 1000)
     params = [*net_u.trainable_params(), *net_a.trainable_params()]
+
+    def a(*xs):
+        return a_space(*xs[:space])
+
     return params, u, a, (lambda *xs: (u(*xs), a(*xs)))
 
 
@@ -111,7 +118,7 @@ def heat_inv_pde(u: Callable, a: Callable) -> Callable:
 
 def heat_inv(seed: int, hidden: Sequence[int], root: Path | None = None) -> Built:
     domain = SpaceTime(Rectangle((-1, -1), (1, 1)), 0, 1)
-    params, u, a, both = inverse_networks(3, hidden, (-1, -1, 0), (1, 1, 1), seed)
+    params, u, a, both = inverse_networks(3, hidden, (-1, -1, 0), (1, 1, 1), seed, space=2)
     points = heat_inv_points(root).T
     noisy = heat_inv_exact(*points)[0] + np.random.default_rng(seed).normal(0, 0.1, points.shape[1])
     a_boundary = dirichlet(a, domain, lambda x, y, t: 2 + ops.sin(PI * x) * ops.sin(PI * y), name="a")

@@ -33,6 +33,7 @@ class Condition:
     residual: Callable
     sample: Callable[..., np.ndarray]  # (n, method, seed) -> points (len(inputs), n)
     inputs: tuple[str, ...] = ()
+    observes: bool = False  # observed values (``observations``), which ``solve`` fits first
 
     def loss(self, params, weight: float | Sequence[float] = 1.0, backend: str = "auto"):
         """This condition as a :class:`ResidualLoss` over ``params`` (Parameters or a network)."""
@@ -41,7 +42,9 @@ class Condition:
         names = self.inputs or _parameter_names(self.residual)
         if not names:
             raise ValueError(f"condition {self.name!r} has no input names; build it with inputs=(...)")
-        return ResidualLoss(self.residual, names, params, weight=weight, backend=backend, name=self.name)
+        loss = ResidualLoss(self.residual, names, params, weight=weight, backend=backend, name=self.name)
+        loss.observes = self.observes
+        return loss
 
 
 def _parameter_names(fn: Callable) -> tuple[str, ...]:
@@ -285,7 +288,9 @@ def observations(
         return tuple(fields[k] - args[dim + i] for i, k in enumerate(picked))
 
     observed = [f"{name}_obs"] if not several else [f"{name}_obs{k}" for k in picked]
-    return Condition(name, residual, lambda n=0, method="uniform", seed=0: data, (*names, *observed))
+    return Condition(
+        name, residual, lambda n=0, method="uniform", seed=0: data, (*names, *observed), observes=True
+    )
 
 
 __all__ = ["Condition", "dirichlet", "initial", "neumann", "observations", "periodic", "robin"]

@@ -119,7 +119,12 @@ class ResidualLoss:
             in a background thread, used from the first call after it is ready.
         name: the term's name in training histories and errors; components are ``name[0]``, ... unless
             ``term_names`` names them.
+
+    ``observes`` is True for a term of observed values (``conditions.observations``): ``solve``
+    fits those first.
     """
+
+    observes = False
 
     def __init__(
         self,

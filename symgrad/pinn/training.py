@@ -247,8 +247,14 @@ def weighted_terms(losses: Sequence[tuple[Callable, Sequence[np.ndarray]]], weig
 def balanced_weights(weights: list[float], gradients: list[list[np.ndarray]], alpha: float) -> list[float]:
     """Each term's weight moved toward ``sum_j |g_j| / |g_i|`` (a term with no gradient keeps its weight)."""
     norms = [math.sqrt(sum(float(np.vdot(g, g)) for g in term)) for term in gradients]
+    targets = norm_weights(norms)
+    return [w if n == 0 else alpha * w + (1 - alpha) * t for w, n, t in zip(weights, norms, targets)]
+
+
+def norm_weights(norms: Sequence[float]) -> list[float]:
+    """``sum_j n_j / n_i`` for each gradient norm ``n_i`` (1 where a norm is zero)."""
     total = sum(norms)
-    return [w if n == 0 else alpha * w + (1 - alpha) * total / n for w, n in zip(weights, norms)]
+    return [1.0 if n == 0 else total / n for n in norms]
 
 
 def term_values(losses) -> list[float]:
