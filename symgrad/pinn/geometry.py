@@ -229,6 +229,10 @@ class SpaceTime:
     def boundary(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
         """``n`` points on the spatial boundary at times in [t0, t1], shape (dim + 1, n)."""
         t = self.t0 + (self.t1 - self.t0) * unit_cube(n, 1, method, None if seed is None else seed + 1)[:, 0]
+        # in an order of its own: a low-discrepancy t in its sequence's order follows the space
+        # sampler's order (an interval's ends alternate, as do the first van der Corput points
+        # between [0, 1/2) and [1/2, 1): with Halton, x = 0 got only t < 1/2 and x = 1 only t >= 1/2)
+        t = t[np.random.default_rng(seed).permutation(n)]
         return np.vstack([self.space.boundary(n, method, seed), t[None, :]])
 
     def initial(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
