@@ -42,7 +42,7 @@ A user who is not an expert in PINN recipes gives the loss terms, the weights an
    ``observes``) with at least ``FEWEST_OBSERVED`` points beside other terms, L-BFGS fits those
    terms alone first for ``OBSERVATIONS_SHARE`` of the time, and balanced weights are those of the
    start, kept: from a random start the equation can be met with unknowns far from the truth and
-   the data missed (PINNacle's inverse heat problem at 120 s: L2RE 6.95 -> 4.7e-2; its paper's
+   the data missed (PINNacle's inverse heat problem at 120 s: L2RE 6.95 -> 3.7e-2-4.7e-2; its paper's
    vanilla PINN 1.57). Levenberg-Marquardt's Gauss-Newton steps meet data and equation together:
    there the stage cost DeepXDE's Lorenz and elliptic inverse problems 3x-4x in error at 30 s.
 
@@ -244,11 +244,13 @@ def _observations_first(losses, params, left: Callable[[], float], seconds: floa
         return False
     until = left() - OBSERVATIONS_SHARE * seconds
     _lbfgs_until(observed, params, lambda: left() - until, 0.0, progress, result, OBSERVATIONS_STAGE, False)
-    names = ", ".join(term_label(term, i) for i, (term, _) in enumerate(losses) if term.observes)
+    names = ", ".join(
+        term_label(term, i) for i, (term, _) in enumerate(losses) if getattr(term, "observes", False)
+    )
     result.choices.append(
         f"{OBSERVATIONS_STAGE} ({names}: {count} points) first, for {OBSERVATIONS_SHARE:.0%} of the time: "
         "fitting the equation from a random start, the network can satisfy it with unknowns far from "
-        "the truth and miss the data (PINNacle's inverse heat problem at 120 s: L2RE 6.95 without, 4.7e-2 with)"
+        "the truth and miss the data (PINNacle's inverse heat problem at 120 s: L2RE 6.95 without, 3.7e-2-4.7e-2 with)"
     )
     return True
 
@@ -514,8 +516,8 @@ def _stage(result: Solution, method: str, history: Sequence[float], seconds: flo
 
 
 def _should_balance(losses, params, ratio: float, choices: list[str]) -> tuple[bool, float, list[float]]:
-    """Whether the terms' gradient norms at the start differ by more than ``ratio``, and the
-    seconds one evaluation of every term took."""
+    """Whether the terms' gradient norms at the start differ by more than ``ratio``, the seconds one
+    evaluation of every term took, and the norms."""
     begun = time.perf_counter()
     norms = []
     for term, points in losses:

@@ -82,3 +82,14 @@ def test_after_the_observations_the_balanced_weights_are_the_starts(monkeypatch)
     assert result.weights == pytest.approx(norm_weights(norms), rel=1e-9)
     assert any(c.startswith("the terms keep the weights balanced at the start") for c in result.choices)
     assert norm_weights([1.0, 3.0, 0.0]) == [4.0, 4.0 / 3.0, 1.0]
+
+
+def test_a_plain_callable_term_beside_observations(monkeypatch):
+    """A term that is only a function (no ``observes``, no ``name``) is fitted after the data."""
+    monkeypatch.setattr(solve_module, "LARGEST_COMFORTABLE", 10)
+    terms, params, _ = decay_inverse(observed=20)
+    ode, points = terms[0]
+    terms[0] = (lambda *arrays: ode(*arrays), points)  # gradients in the order of params
+    result = solve(terms, params, seconds=1.5)
+    assert result.stages[0][0] == solve_module.OBSERVATIONS_STAGE
+    assert any("(data: 20 points)" in c for c in result.choices)
