@@ -238,15 +238,14 @@ def _observations_first(losses, params, left: Callable[[], float], seconds: floa
     """L-BFGS on the terms of observed values alone (``observes``) for ``OBSERVATIONS_SHARE`` of the
     time, where there are other terms and at least ``FEWEST_OBSERVED`` observed points: the data
     say what the solution is, and the equation then says what its unknowns are."""
-    observed = [(term, points) for term, points in losses if getattr(term, "observes", False)]
+    picked = [i for i, (term, _) in enumerate(losses) if getattr(term, "observes", False)]
+    observed = [losses[i] for i in picked]
     count = sum(count_points(points) for _, points in observed)
     if not observed or len(observed) == len(losses) or count < FEWEST_OBSERVED:
         return False
     until = left() - OBSERVATIONS_SHARE * seconds
     _lbfgs_until(observed, params, lambda: left() - until, 0.0, progress, result, OBSERVATIONS_STAGE, False)
-    names = ", ".join(
-        term_label(term, i) for i, (term, _) in enumerate(losses) if getattr(term, "observes", False)
-    )
+    names = ", ".join(term_label(losses[i][0], i) for i in picked)
     result.choices.append(
         f"{OBSERVATIONS_STAGE} ({names}: {count} points) first, for {OBSERVATIONS_SHARE:.0%} of the time: "
         "fitting the equation from a random start, the network can satisfy it with unknowns far from "
