@@ -4,7 +4,8 @@
 per-point values sit side by side so every loop over elements vectorizes over the points. Each
 thread adds its points' shares of the batch sums into its own row of ``sums``; the rows are
 added in a fixed order at the end, so results do not depend on timing. Small batches run on
-one thread: waking the others costs more than it saves.
+one thread: waking the others costs more than it saves. Arrays too large for the threads' stacks
+live in heap scratch that the calling thread keeps from call to call (``_kept_scratch``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def program(printer: PointPrinter) -> PointProgram:
     else:
         point = block_lines(printer, offsets)
     lines[functions_at:functions_at] = printer.functions.values()
+    if printer.heap:
+        lines += _kept_scratch(real)
     signature = f"(idx_t n, const {real} *const *in, const idx_t *stride, {real} *const *out)"
     serial = f"n * {_work_per_point(printer)} < {_PARALLEL_WORK}"
     lines += [
@@ -60,7 +63,6 @@ def program(printer: PointPrinter) -> PointProgram:
             f"            int nb = n - p0 < {lanes} ? (int)(n - p0) : {lanes};",
         ]
     lines += [f"            {line}" for line in point] + ["        }", "    }"]
-    lines += ["    free(scratches);"] if printer.heap else []
     lines += ["    free(packs);"] if printer.shared_scratch else []
     if printer.plans:
         lines += [
@@ -103,6 +105,27 @@ def _header(printer: PointPrinter) -> list[str]:
     return lines
 
 
+def _kept_scratch(real: str) -> list[str]:
+    """``kept_scratch(size)``: the calling thread's heap scratch, kept from call to call and grown
+    when a call needs more. Allocated and freed each call, a scratch larger than glibc's mmap
+    threshold (32 MB at most) came back as fresh pages every call, each faulted in and zeroed by
+    the kernel: DeepXDE's Helmholtz example with a hole ([2, 350, 350, 350, 1] sin, 67 MB a thread)
+    spent 55 of 160 ms a loss gradient on it at its 465 points. One buffer per calling thread (thread
+    local), so that calls from several threads do not share it."""
+    return [
+        f"static _Thread_local {real} *kept = NULL;",
+        "static _Thread_local size_t kept_size = 0;",
+        f"static {real} *kept_scratch(size_t size) {{",
+        "    if (size > kept_size) {",
+        "        free(kept);",
+        f"        kept = malloc(size * sizeof({real}));",
+        "        kept_size = kept ? size : 0;",
+        "    }",
+        "    return kept;",
+        "}",
+    ]
+
+
 def _allocations(printer: PointPrinter, total: int) -> list[str]:
     """The threads' rows of batch sums, their heap scratch and the scratch they share (if any),
     freed on failure."""
@@ -115,10 +138,9 @@ def _allocations(printer: PointPrinter, total: int) -> list[str]:
         freed += " free(sums);"
     if printer.heap:
         lines += [
-            f"    {real} *scratches = malloc((size_t)threads * {printer.scratch} * sizeof({real}));",
+            f"    {real} *scratches = kept_scratch((size_t)threads * {printer.scratch});",
             f"    if (!scratches) {{{freed} return 1; }}",
         ]
-        freed += " free(scratches);"
     if printer.shared_scratch:
         lines += [
             f"    {real} *packs = malloc((size_t){printer.shared_scratch} * sizeof({real}));",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import re
 import subprocess
 
@@ -343,9 +344,26 @@ def test_large_per_point_arrays_live_in_heap_scratch_with_the_same_results(monke
     outputs, args = [terms["r"], terms["r"] ** 2, *grads], [x, t, *net.params]
     kernel = symgrad.kernel(outputs, args, backend="c", reduce=[None] + ["mean"] * (1 + len(grads)))
     assert "scratch + " in kernel.source and kernel._program.source.count("malloc(") == 1
+    assert "kept_scratch((size_t)threads" in kernel._program.source  # kept from call to call
     reference = symgrad.kernel(outputs, args, backend="numpy", reduce=[None] + ["mean"] * (1 + len(grads)))
-    for got, want in zip(kernel(*points, *weights), reference(*points, *weights)):
-        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+    def check(points) -> None:
+        for got, want in zip(kernel(*points, *weights), reference(*points, *weights)):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+    # the kept scratch holds the last call's values: sizes that shrink (one thread) and grow again,
+    # and calls from several threads at once, each with its own buffer, give the same results
+    smaller = [rng.uniform(-1, 1, 7), rng.uniform(0, 1, 7)]
+    for each in (points, smaller, points, smaller):
+        check(each)
+    sets = [[rng.uniform(-1, 1, n), rng.uniform(0, 1, n)] for n in (20000, 7, 15000, 40) * 2]
+    wanted = [reference(*each, *weights) for each in sets]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:  # the calls only: they overlap in C
+        got = list(pool.map(lambda each: [kernel(*each, *weights) for _ in range(10)], sets))
+    for calls, want in zip(got, wanted):
+        for call in calls:
+            for value, expected in zip(call, want):
+                np.testing.assert_allclose(value, expected, rtol=1e-12, atol=1e-12)
 
 
 def test_kernels_compile_once_and_are_found_on_disk(monkeypatch, tmp_path, rng):
