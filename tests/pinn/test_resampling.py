@@ -91,3 +91,7 @@ def test_levenberg_marquardt_counts_as_converged_once_its_loss_is_rounding_error
     first = 8e-3
     assert converged(1, first) is False and converged(2, first * 1e-20) is False
     assert converged(3, first * solve_module.ROUNDOFF) is True  # DeepXDE's 1-D Poisson: 8e-3 to 2e-30
+    # after an Adam that left 1.8e-8 of a start at 39, the rounding errors are those of 39's scale
+    after_adam = solve_module._roundoff(start=39.0)
+    assert after_adam(1, 1.8e-8) is False and after_adam(2, 1e-21) is False
+    assert after_adam(3, 1.3e-30) is True  # float64's floor for this problem: it stops there
