@@ -127,8 +127,8 @@ def _kept_scratch(real: str) -> list[str]:
 
 
 def _allocations(printer: PointPrinter, total: int) -> list[str]:
-    """The threads' rows of batch sums, their heap scratch and the scratch they share (if any),
-    freed on failure."""
+    """The threads' rows of batch sums, their heap scratch (kept from call to call:
+    ``_kept_scratch``) and the scratch they share (if any); the first and last freed on failure."""
     real, lines, freed = printer.real, [], ""
     if printer.plans:
         lines += [

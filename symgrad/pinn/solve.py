@@ -195,7 +195,8 @@ def solve(
             result.weights = history.weights[-1][1]
             losses = weighted_terms(losses, result.weights)
     every = weighted_terms(own, result.weights) if result.weights is not None else own
-    gauss_newton = False  # Levenberg-Marquardt ran and did not stall: it takes new points too
+    gauss_newton = False  # Levenberg-Marquardt ran (it needs no time windows)
+    newton_points = False  # ... and did not stall: it takes the new points too
     gap: Gap | None = None  # what stopped it where its points no longer represented a domain
     if left() > 0 and use_levenberg_marquardt(
         own, params, left(), min_steps, evaluation, result.choices, largest=LARGEST_COMFORTABLE
@@ -220,18 +221,17 @@ def solve(
             done.message = (
                 gap.fired or stall.fired or f"its loss fell to {ROUNDOFF:g} of its first: rounding errors"
             )
+        newton_points = not stall.fired
         if stall.fired:
-            gauss_newton = False  # new points, if any, go to L-BFGS too
             result.choices.append(f"Levenberg-Marquardt stopped ({stall.fired}): L-BFGS takes the time left")
         elif gap.fired:
             result.choices.append(f"Levenberg-Marquardt stopped ({gap.fired}): new points")
         elif done.message.startswith(("no step lowers the loss", "its loss fell")):
             result.choices.append(f"Levenberg-Marquardt stopped ({done.message}): L-BFGS takes the time left")
         share = 1.0
-    newton_ran = bool(result.stages) and result.stages[-1][0] == "Levenberg-Marquardt"  # no time windows
     rest = min(0.5, 0.02 * seconds)  # time too short for another stage
     span = time_span(every)
-    if span is not None and MARCH_SHARE > 0 and not newton_ran and left() > rest:
+    if span is not None and MARCH_SHARE > 0 and not gauss_newton and left() > rest:
         _march(losses, params, span, left, rest, progress, result)
     if share < 1 and left() > rest:
         ending = EVERY_POINT_SHARE * left()  # the end on every point
@@ -243,7 +243,7 @@ def solve(
         gap = Gap(every, draws) if draws else None
         _lbfgs_until(every, params, left, rest, progress, result, "L-BFGS", then=then, gap=gap)
     if (fresh or draws) and left() > rest:
-        _new_points(every, fresh, (draws, kinds, gap), params, gauss_newton, left, rest, progress, result)
+        _new_points(every, fresh, (draws, kinds, gap), params, newton_points, left, rest, progress, result)
     return _finished(result, started, seconds, evaluation)
 
 

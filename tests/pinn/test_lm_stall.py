@@ -8,18 +8,10 @@ import math
 
 import numpy as np
 
-from symgrad.pinn import MLP, ResidualLoss, TimeDomain, grad, initial, predict, solve
+from symgrad.pinn import predict, solve
+from tests.pinn.test_solve import decay_problem  # u' = -u, u(0) = 1: small enough for LM
 
 solve_module = importlib.import_module("symgrad.pinn.solve")
-
-
-def decay_problem():
-    """u' = -u on [0, 2], u(0) = 1: u = exp(-t); small enough for Levenberg-Marquardt."""
-    time = TimeDomain(0, 2)
-    net = MLP([1, 12, 1], seed=3)
-    start = initial(net, time, 1.0)
-    ode = ResidualLoss(lambda t: grad(net, 0)(t) + net(t), ("t",), net, backend="numpy")
-    return net, [(ode, time.interior(64, "sobol")), (start.loss(net, backend="numpy"), start.sample(1))]
 
 
 def test_the_stall_is_judged_once_at_its_share_of_the_time_against_the_first_loss():
