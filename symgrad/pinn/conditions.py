@@ -86,7 +86,9 @@ def _value(value, xs) -> object:
 
 
 def boundary_points(geometry, n: int, method: str, seed: int | None, on: Callable | None) -> np.ndarray:
-    """``n`` points on the boundary, only where ``on(*coords)`` is true when given (drawn in rounds)."""
+    """``n`` points on the boundary, only where ``on(*coords)`` is true when given (drawn in rounds;
+    ``n`` of the points kept are chosen at random, not the first ``n``: a geometry may list its
+    boundary's pieces one after another, and the first points then miss the last pieces)."""
     if on is None:
         return geometry.boundary(n, method, seed)
     kept: list[np.ndarray] = []
@@ -97,7 +99,8 @@ def boundary_points(geometry, n: int, method: str, seed: int | None, on: Callabl
         kept.append(chosen)
         count += chosen.shape[1]
         if count >= n:
-            return np.hstack(kept)[:, :n]
+            picked = np.random.default_rng(seed).choice(count, n, replace=False)
+            return np.hstack(kept)[:, picked]
         draw *= 2
     raise ValueError(
         f"the boundary part selected by on= holds {count} of the points drawn; is it empty, or of zero "

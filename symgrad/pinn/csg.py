@@ -80,9 +80,9 @@ class _Combined:
                     kept.append(chosen)
                     count += chosen.shape[1]
             if count >= n:
-                mixed = np.hstack(kept)
-                order = np.random.default_rng(seed).permutation(mixed.shape[1])[:n]  # both operands' points
-                return mixed[:, np.sort(order)]
+                # n of both operands' points, in random order: the first k of them are spread too
+                order = np.random.default_rng(seed).permutation(count)[:n]
+                return np.hstack(kept)[:, order]
             draw *= 2
         raise ValueError(f"{type(self).__name__}: its boundary is empty or of zero measure")
 
