@@ -1,8 +1,8 @@
 """PINN on problems nobody tuned for (issue 40): the PINNacle benchmark (Hao et al., NeurIPS 2024).
 
-Each problem of bench/pinnacle_problems.py whose reference PINNacle's repository ships (or that
-has an exact solution) is built with ``symgrad.pinn`` and handed to ``symgrad.pinn.solve(terms,
-params, seconds=...)`` with no other setting, within ``--seconds`` of wall time (building the
+Each problem of bench/pinnacle_problems.py (the scripts of tutorials/pinnacle/) whose reference
+PINNacle's repository ships (or that has an exact solution) is built with ``symgrad.pinn`` and
+handed to ``symgrad.pinn.solve(terms, params, seconds=...)`` with no other setting, within ``--seconds`` of wall time (building the
 terms included); its L2RE on PINNacle's reference points (:func:`pinnacle_problems.l2re`) is
 printed beside the paper's vanilla PINN and best published L2RE where they are recorded in
 ``PAPER`` below.

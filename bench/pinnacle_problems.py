@@ -1,18 +1,16 @@
 """The PINNacle benchmark's problems (Hao et al., NeurIPS 2024) written with ``symgrad.pinn``.
 
-Each :class:`Case` is one row of the paper's tables: the PDE, its domain and its conditions,
-written here from the mathematics (the equations, coefficients, domains and boundary data of
-PINNacle's ``src/pde/*.py``; none of its code), and where its reference comes from: a COMSOL
-file of PINNacle's ``ref/`` folder (read by :func:`steady` or :func:`transient`), or the exact
-solution PINNacle itself measures against (sampled on a grid here). ``build(seed, hidden)``
-returns the loss terms, the weights and the solution ``u`` (a function of the coordinates, a
-tuple for several outputs); bench/pinnacle.py hands the terms to ``symgrad.pinn.solve``.
+Each problem is a script a user can copy and run, tutorials/pinnacle/<name>.py: the PDE, its
+domain and its conditions, written from the mathematics (the equations, coefficients, domains and
+boundary data of PINNacle's ``src/pde/*.py``; none of its code), ``build(seed, hidden, root)``
+(the loss terms, the weights and the solution ``u``, a tuple for several outputs) and
+``reference(root)``: a COMSOL file of PINNacle's ``ref/`` folder (read by
+``symgrad.pinn.comsol_steady`` or ``comsol_transient``), or the exact solution PINNacle itself
+measures against (sampled on a grid). This module is their index, :data:`CASES` (one :class:`Case`
+a row of the paper's tables), with the metric, :func:`l2re`; bench/pinnacle.py hands each case's
+terms to ``symgrad.pinn.solve``.
 
-The cases live in bench/pinnacle_cases/, one module a PDE family (references.py: the metric and
-the reference readers; pieces.py: the records and shared pieces); this module is their index,
-:data:`CASES`, and re-exports what bench/pinnacle.py and the tests read from it.
-
-What every case shares, and where it departs from PINNacle (``Case.note`` says more):
+What every case shares, and where it departs from PINNacle (``Case.note`` and the scripts say more):
 
 - Soft conditions, as PINNacle's vanilla PINN: one term for the PDE (one per equation of a
   system), one per condition; all weights 1 (``solve`` balances terms by gradient norms itself).
@@ -27,121 +25,117 @@ What every case shares, and where it departs from PINNacle (``Case.note`` says m
 
 from __future__ import annotations
 
-from pinnacle_cases.burgers import burgers1d, burgers1d_pde
-from pinnacle_cases.heat import (
-    heat_longtime,
-    heat_longtime_pde,
-    heat_multiscale,
-    heat_multiscale_exact,
-    heat_multiscale_pde,
-)
-from pinnacle_cases.high_dim import (
-    NAMES5,
-    ball_points,
-    heat_nd,
-    heat_nd_pde,
-    heat_nd_value,
-    poisson_nd,
-    poisson_nd_exact,
-    poisson_nd_pde,
-)
-from pinnacle_cases.inverse import (
-    heat_inv,
-    heat_inv_exact,
-    heat_inv_pde,
-    poisson_inv,
-    poisson_inv_exact,
-    poisson_inv_pde,
-)
-from pinnacle_cases.navier_stokes import navier_stokes, ns_backstep, ns_lid_driven
-from pinnacle_cases.pieces import HIDDEN, Ball, Built, Case, with_holes
-from pinnacle_cases.poisson import (
-    CLASSIC_DISKS,
-    laplace_pde,
-    poisson2d_classic,
-    poisson_boltzmann2d,
-    poisson_boltzmann2d_pde,
-)
-from pinnacle_cases.references import exact, exact_on, from_file, l2re, steady, transient
-from pinnacle_cases.wave import wave1d, wave1d_pde, wave_exact
+import functools
+import importlib.util
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 
-from symgrad.pinn import Burgers, neumann
+import numpy as np
+
+from symgrad.pinn import Burgers
+
+HIDDEN = (32, 32, 32)
+SCRIPTS = Path(__file__).resolve().parents[1] / "tutorials" / "pinnacle"
+
+
+@functools.cache
+def script(name: str) -> ModuleType:
+    """tutorials/pinnacle/<name>.py imported as a module (``build``, ``reference``, ``FILES``, ...)."""
+    path = SCRIPTS / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"pinnacle_script_{name}", path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise FileNotFoundError(f"no PINNacle script {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class Built:
+    """A case made ready to solve: (loss, points) terms (the equations' with their domain), the
+    weights to train, and ``u``."""
+
+    terms: list
+    params: object
+    u: Callable
+
+
+@dataclass
+class Case:
+    """One PINNacle problem: its name in the paper, its script (tutorials/pinnacle/<file>.py), a
+    note, and an exact solution where the reference is numerical."""
+
+    title: str
+    file: str
+    note: str = ""
+    exact: Callable[[np.ndarray], np.ndarray] | None = None
+
+    @property
+    def module(self) -> ModuleType:
+        return script(self.file)
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The PINNacle files the case reads (under the checkout's folder)."""
+        return tuple(self.module.FILES)
+
+    def build(self, seed: int, hidden: Sequence[int], root: Path | None = None) -> Built:
+        return Built(*self.module.build(seed, tuple(hidden), root))
+
+    def reference(self, root: Path | None) -> tuple[np.ndarray, np.ndarray]:
+        """Points (n, dim) and values (n, outputs); FileNotFoundError where a file is needed and absent."""
+        return self.module.reference(root)
+
+
+def l2re(predicted, reference) -> float:
+    """PINNacle's L2RE: sqrt(mean((y - y_ref)^2)) / sqrt(mean(y_ref^2)) over every point and output."""
+    predicted, reference = np.asarray(predicted, float), np.asarray(reference, float)
+    if predicted.shape != reference.shape:
+        raise ValueError(
+            f"l2re: prediction {predicted.shape} and reference {reference.shape} differ in shape"
+        )
+    return float(np.sqrt(np.mean((predicted - reference) ** 2)) / np.sqrt(np.mean(reference**2)))
+
 
 CASES: dict[str, Case] = {
     "burgers1d": Case(
         "Burgers 1d-C",
-        burgers1d,
-        from_file("burgers1d.dat", lambda p: transient(p, 1)),
-        ("ref/burgers1d.dat",),
+        "burgers_1d",
         "PINNacle's COMSOL reference is itself 1.3e-2 (L2RE) from the exact solution (Cole-Hopf)",
         lambda points: Burgers().exact(points[:, 0], points[:, 1])[:, None],
     ),
     "poisson2d_classic": Case(
         "Poisson 2d-C",
-        poisson2d_classic,
-        from_file("poisson1_cg_data.dat", lambda p: steady(p, 2)),
-        ("ref/poisson1_cg_data.dat",),
+        "poisson_2d_classic",
         "PINNacle's default reference for Poisson2D_Classic (ref/poisson_classic.dat is another export)",
     ),
-    "poisson_boltzmann2d": Case(
-        "Poisson 2d-CG",
-        poisson_boltzmann2d,
-        from_file("poisson_boltzmann2d.dat", lambda p: steady(p, 2)),
-        ("ref/poisson_boltzmann2d.dat",),
-    ),
+    "poisson_boltzmann2d": Case("Poisson 2d-CG", "poisson_boltzmann_2d"),
     "heat_multiscale": Case(
         "Heat 2d-MS",
-        heat_multiscale,
-        exact_on((0, 0, 0), (1, 1, 5), (60, 30, 12), heat_multiscale_exact),
-        note="exact solution on a 60 x 30 x 12 interior grid (PINNacle: 20000 uniform points)",
+        "heat_multiscale",
+        "exact solution on a 60 x 30 x 12 interior grid (PINNacle: 20000 uniform points)",
     ),
-    "heat_longtime": Case(
-        "Heat 2d-LT",
-        heat_longtime,
-        from_file("heat_longtime.dat", lambda p: transient(p, 2)),
-        ("ref/heat_longtime.dat",),
-    ),
-    "ns_lid_driven": Case(
-        "NS 2d-C",
-        ns_lid_driven,
-        from_file("lid_driven_a4.dat", lambda p: steady(p, 2, 3)),
-        ("ref/lid_driven_a4.dat",),
-        "L2RE over u, v, p together, as PINNacle",
-    ),
-    "ns_backstep": Case(
-        "NS 2d-CG",
-        ns_backstep,
-        from_file("ns_0_obstacle.dat", lambda p: steady(p, 2, 3)),
-        ("ref/ns_0_obstacle.dat",),
-        "L2RE over u, v, p together, as PINNacle",
-    ),
+    "heat_longtime": Case("Heat 2d-LT", "heat_longtime"),
+    "ns_lid_driven": Case("NS 2d-C", "ns_lid_driven", "L2RE over u, v, p together, as PINNacle"),
+    "ns_backstep": Case("NS 2d-CG", "ns_backstep", "L2RE over u, v, p together, as PINNacle"),
     "wave1d": Case(
-        "Wave 1d-C",
-        wave1d,
-        exact_on((0, 0), (1, 1), (50, 50), wave_exact),
-        note="PINNacle's 'Neumann at t = 0' on the (x, t) rectangle is u_t(x, 0) = 0",
+        "Wave 1d-C", "wave_1d", "PINNacle's 'Neumann at t = 0' on the (x, t) rectangle is u_t(x, 0) = 0"
     ),
-    "poisson_nd": Case(
-        "High dim PNd",
-        poisson_nd,
-        exact_on([0] * 5, [1] * 5, [7] * 5, poisson_nd_exact),
-        note="7^5 interior grid",
-    ),
-    "heat_nd": Case("High dim HNd", heat_nd, ball_points, note="20000 Halton points of ball x time"),
+    "poisson_nd": Case("High dim PNd", "poisson_nd", "7^5 interior grid"),
+    "heat_nd": Case("High dim HNd", "heat_nd", "20000 Halton points of ball x time"),
     "poisson_inv": Case(
         "Inverse PInv",
-        poisson_inv,
-        exact_on((0, 0), (1, 1), (50, 50), poisson_inv_exact),
-        note=(
-            "PINNacle's source term has (2x + 1), (2y + 1) where the reference (u, a) needs (2x - 1), (2y - 1): "
-            "ported as benchmarked, so no (u, a) fits the data and the PDE exactly"
-        ),
+        "poisson_inverse",
+        "PINNacle's source term has (2x + 1), (2y + 1) where the reference (u, a) needs (2x - 1), (2y - 1): "
+        "ported as benchmarked, so no (u, a) fits the data and the PDE exactly",
     ),
     "heat_inv": Case(
         "Inverse HInv",
-        heat_inv,
-        exact_on((-1, -1, 0), (1, 1, 1), (28, 28, 26), heat_inv_exact),
-        ("ref/heatinv_points.dat",),
+        "heat_inverse",
         "data points from ref/heatinv_points.dat; exact (u, a) on a 28 x 28 x 26 grid",
     ),
 }
@@ -162,41 +156,3 @@ NOT_PORTED = {
     "Chaotic GS": "ref/grayscott.dat absent",
     "Chaotic KS": "ref/Kuramoto_Sivashinsky.dat absent",
 }
-
-
-# what bench/pinnacle.py and the tests (test_pinnacle_problems.py) read from this module
-__all__ = [
-    "CASES",
-    "CLASSIC_DISKS",
-    "HIDDEN",
-    "NAMES5",
-    "NOT_PORTED",
-    "Ball",
-    "Built",
-    "Case",
-    "burgers1d",
-    "burgers1d_pde",
-    "exact",
-    "from_file",
-    "heat_inv_pde",
-    "heat_longtime_pde",
-    "heat_multiscale_exact",
-    "heat_multiscale_pde",
-    "heat_nd_pde",
-    "heat_nd_value",
-    "l2re",
-    "laplace_pde",
-    "navier_stokes",
-    "neumann",
-    "poisson2d_classic",
-    "poisson_boltzmann2d_pde",
-    "poisson_inv_exact",
-    "poisson_inv_pde",
-    "poisson_nd_exact",
-    "poisson_nd_pde",
-    "steady",
-    "transient",
-    "wave1d_pde",
-    "wave_exact",
-    "with_holes",
-]

@@ -33,11 +33,12 @@ from symgrad.pinn.adam import Adam
 from symgrad.pinn.adaptive import hard_constraint, refine, resample
 from symgrad.pinn.causal import CausalLoss
 from symgrad.pinn.checkpoints import load_checkpoint, save_checkpoint
+from symgrad.pinn.comsol import comsol_steady, comsol_transient, read_comsol
 from symgrad.pinn.conditions import Condition, dirichlet, initial, neumann, observations, periodic, robin
 from symgrad.pinn.csg import Difference, Intersection, Union
 from symgrad.pinn.fit import LBFGS, AdamMethod, LevenbergMarquardt, fit
 from symgrad.pinn.fourier_networks import MultiScaleFourierMLP, SpatioTemporalFourierMLP
-from symgrad.pinn.geometry import Box, Disk, Interval, Rectangle, SpaceTime, TimeDomain
+from symgrad.pinn.geometry import Ball, Box, Disk, Interval, Rectangle, SpaceTime, TimeDomain
 from symgrad.pinn.lbfgs import LbfgsResult, flatten, lbfgs, unflatten
 from symgrad.pinn.levenberg_marquardt import LevenbergMarquardtResult, levenberg_marquardt
 from symgrad.pinn.networks import MLP, FourierFeatures, ModifiedMLP, PeriodicEmbedding, ResidualMLP
@@ -59,6 +60,9 @@ from symgrad.pinn.solve import Solution, solve
 from symgrad.pinn.training import History, NonFiniteLoss, Stop, TrainState, every, train, weighted_terms
 
 __all__ = [
+    "comsol_steady",
+    "comsol_transient",
+    "read_comsol",
     "AdamMethod",
     "LBFGS",
     "LevenbergMarquardt",
@@ -98,6 +102,7 @@ __all__ = [
     "ModifiedMLP",
     "Adam",
     "CausalLoss",
+    "Ball",
     "Beam",
     "Box",
     "Burgers",

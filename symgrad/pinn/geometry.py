@@ -1,4 +1,4 @@
-"""Domains and collocation points: intervals, boxes, disks, space x time, time alone.
+"""Domains and collocation points: intervals, boxes, balls and disks, space x time, time alone.
 
 Points come as arrays of shape (dim, n), one row per coordinate, so ``loss(*points)`` passes
 one array per input name. Samplers: ``"uniform"`` (NumPy), and ``"lhs"``, ``"sobol"``,
@@ -148,16 +148,78 @@ def Rectangle(lows: Sequence[float], highs: Sequence[float]) -> Box:  # noqa: N8
     return Box(lows, highs)
 
 
-class Disk:
-    """The disk of ``radius`` around ``center`` in the plane."""
+class Ball:
+    """The closed ball of ``radius`` around ``center`` in ``len(center)`` >= 2 dimensions (the
+    5-ball of a high-dimensional heat equation, a sphere in 3-D); :class:`Disk` is the plane's.
+    Directions come from the inverse normal CDF of the sampler's points, so ``"halton"`` and
+    ``"sobol"`` keep their spread; radii are ``radius * u^(1/dim)`` (uniform in volume)."""
 
-    dim = 2
+    def __init__(self, center: Sequence[float], radius: float):
+        where = type(self).__name__
+        finite_numbers(where, center=center, radius=radius)
+        self.center, self.radius = np.asarray(center, float), float(radius)
+        if self.center.ndim != 1 or self.center.size < 2 or self.radius <= 0:
+            raise ValueError(
+                f"{where}: need a center of 2 or more coordinates (Interval for 1-D) and a positive radius, "
+                f"got center {center}, radius {radius}"
+            )
+        self.dim = self.center.size
+
+    def interior(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
+        """``n`` points inside (uniform in volume), shape (dim, n)."""
+        cube = unit_cube(n, self.dim + 1, method, seed)
+        r = self.radius * cube[:, -1] ** (1 / self.dim)
+        return (self.center + r[:, None] * _directions(cube[:, :-1])).T
+
+    def boundary(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
+        """``n`` points on the sphere (uniform in area), shape (dim, n)."""
+        return (self.center + self.radius * _directions(unit_cube(n, self.dim, method, seed))).T
+
+    def contains(self, points: np.ndarray) -> np.ndarray:
+        return np.linalg.norm(np.asarray(points).T - self.center, axis=-1) <= self.radius + 1e-12
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.center - self.radius, self.center + self.radius
+
+    def boundary_measure(self) -> float:
+        """The sphere's area: 2 pi^(d/2) / Gamma(d/2) radius^(d-1) (the circumference in 2-D)."""
+        d = self.dim
+        return 2 * math.pi ** (d / 2) / math.gamma(d / 2) * self.radius ** (d - 1)
+
+    def boundary_distance(self, points: np.ndarray) -> np.ndarray:
+        where = f"{type(self).__name__}.boundary_distance"
+        offset = _on_boundary_rows(points, self.dim, where) - self.center[:, None]
+        return np.abs(np.linalg.norm(offset, axis=0) - self.radius)
+
+    def normals(self, points: np.ndarray) -> np.ndarray:
+        """Outward unit normals at points on the sphere, shape (dim, n)."""
+        offset = _on_boundary_rows(points, self.dim, f"{type(self).__name__}.normals") - self.center[:, None]
+        return offset / np.linalg.norm(offset, axis=0)
+
+
+def _directions(cube: np.ndarray) -> np.ndarray:
+    """Unit vectors, (n, d), from points of [0, 1)^d: normal deviates by the inverse CDF (SciPy's
+    ``ndtri`` where installed, else the standard library's ``NormalDist``), then normalised."""
+    u = np.clip(cube, 1e-12, 1 - 1e-12)
+    try:
+        from scipy.special import ndtri
+    except ImportError:
+        from statistics import NormalDist
+
+        ndtri = np.vectorize(NormalDist().inv_cdf, otypes=[float])
+    g = ndtri(u)
+    return g / np.linalg.norm(g, axis=1, keepdims=True)
+
+
+class Disk(Ball):
+    """The disk of ``radius`` around ``center`` in the plane: a 2-D :class:`Ball` whose samplers
+    go by angle (a low-discrepancy angle spreads points evenly round the circle)."""
 
     def __init__(self, center: Sequence[float], radius: float):
         finite_numbers("Disk", center=center, radius=radius)
-        self.center, self.radius = np.asarray(center, float), float(radius)
-        if self.center.shape != (2,) or self.radius <= 0:
+        if np.asarray(center, float).shape != (2,) or float(radius) <= 0:
             raise ValueError(f"Disk: need a 2-D center and a positive radius, got {center}, {radius}")
+        super().__init__(center, radius)
 
     def interior(self, n: int, method: str = "uniform", seed: int | None = 0) -> np.ndarray:
         """``n`` points inside (area-uniform: radius sqrt(u)), shape (2, n)."""
@@ -169,24 +231,6 @@ class Disk:
         """``n`` points on the circle, shape (2, n)."""
         angle = 2 * np.pi * unit_cube(n, 1, method, seed)[:, 0]
         return (self.center + self.radius * np.stack([np.cos(angle), np.sin(angle)], axis=1)).T
-
-    def contains(self, points: np.ndarray) -> np.ndarray:
-        return np.linalg.norm(np.asarray(points).T - self.center, axis=-1) <= self.radius + 1e-12
-
-    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        return self.center - self.radius, self.center + self.radius
-
-    def boundary_measure(self) -> float:
-        return 2 * math.pi * self.radius
-
-    def boundary_distance(self, points: np.ndarray) -> np.ndarray:
-        offset = _on_boundary_rows(points, 2, "Disk.boundary_distance") - self.center[:, None]
-        return np.abs(np.linalg.norm(offset, axis=0) - self.radius)
-
-    def normals(self, points: np.ndarray) -> np.ndarray:
-        """Outward unit normals at points on the circle, shape (2, n)."""
-        offset = _on_boundary_rows(points, 2, "Disk.normals") - self.center[:, None]
-        return offset / np.linalg.norm(offset, axis=0)
 
 
 class TimeDomain(Box):
@@ -258,4 +302,4 @@ def _on_boundary_rows(points, dim: int, where: str) -> np.ndarray:
     return p
 
 
-__all__ = ["METHODS", "Box", "Disk", "Interval", "Rectangle", "SpaceTime", "TimeDomain", "unit_cube"]
+__all__ = ["METHODS", "Ball", "Box", "Disk", "Interval", "Rectangle", "SpaceTime", "TimeDomain", "unit_cube"]

@@ -1,1 +1,0 @@
-"""The PINNacle benchmark's problems written with symgrad.pinn, one module a PDE family (index: bench/pinnacle_problems.py)."""
