@@ -77,7 +77,7 @@ from symgrad.pinn.lm_choice import count_points, prepare_jacobians, sizes, use_l
 from symgrad.pinn.point_subsets import EVALUATIONS, subset_share, subset_terms
 from symgrad.pinn.resampling import resampleable, resampled
 from symgrad.pinn.time_windows import time_span, window_ends, windowed
-from symgrad.pinn.training import norm_weights, train, weighted_terms
+from symgrad.pinn.training import gradient_norm, norm_weights, train, weighted_terms
 
 WARMUP_LONGEST = 0.4  # the largest share of the time Adam takes while kernels compile
 EVERY_POINT_SHARE = 0.2  # after training on a subset of the points, L-BFGS's share on every point
@@ -317,7 +317,8 @@ def _new_points(
     ``fresh`` (``resampling``: one input, between its ends) and for those with a domain (``domains``:
     their draw functions and descriptions by index, and the ``Gap`` that stopped the optimizer, if
     one did; ``domain_points``: drawn there, chosen by residual), each draw as many as each was
-    given (``GROW``), and Levenberg-Marquardt (where it ran) or L-BFGS on them, until the time is up."""
+    given (``GROW``), and Levenberg-Marquardt (where it ran, until the points make its step too
+    costly by the rule that chose it) or L-BFGS on them, until the time is up."""
     draws, kinds, stopped = domains
     rng, rounds, gaps = np.random.default_rng(0), 0, []
     done: dict[int, list[Drawn]] = {i: [] for i in draws}
@@ -327,12 +328,21 @@ def _new_points(
     first = min((count_points(losses[i][1]) for i in fresh), default=0)
     counts = {i: max(GROW, 1) * count_points(losses[i][1]) for i in draws}
     method = "Levenberg-Marquardt" if gauss_newton else "L-BFGS"
+    used: list[str] = []  # the methods of the rounds, in turn
     while left() > rest:
         losses = resampled(losses, fresh, rng, GROW * first)
         losses, drawn = with_domain_points(losses, draws, counts, rng, keep=GROW > 0)
         rounds, gap = rounds + 1, Gap(losses, draws, seed=rounds + 1)
         for i, what in drawn.items():
             done[i].append(what)
+        rows, size = sizes(losses, params) if gauss_newton else (0, 0)
+        if min(rows, size) > LARGEST_COMFORTABLE:  # grown past the size solve chose LM by at the start
+            gauss_newton, method = False, "L-BFGS"
+            result.choices.append(
+                f"L-BFGS from draw {rounds} of new points on: {size} weights and {rows} residuals make a dense "
+                "Levenberg-Marquardt step too costly"
+            )
+        used += [] if method in used else [method]
         if gauss_newton:
             fit = levenberg_marquardt(
                 losses,
@@ -349,6 +359,7 @@ def _new_points(
             )
         gaps += [gap.fired] if gap.fired else []
     draws_said = f"{rounds} draw{'s' if rounds != 1 else ''}"
+    method = ", then ".join(used) or method
     if fresh:
         names = ", ".join(term_label(losses[i][0], i) for i in fresh)
         result.choices.append(
@@ -383,8 +394,8 @@ class Stall:
         self.judged = True
         if loss > STALL_GAIN * self.first:
             self.fired = (
-                f"after {iteration} iterations, {STALL_SHARE:.0%} of its time, its loss fell only to "
-                f"{loss / self.first:.2g} of its first (> {STALL_GAIN:g}): it is not converging"
+                f"after {iteration} iterations (rejected steps included), {STALL_SHARE:.0%} of its time, its "
+                f"loss fell only to {loss / self.first:.2g} of its first (> {STALL_GAIN:g}): it is not converging"
             )
         return bool(self.fired)
 
@@ -600,7 +611,7 @@ def _should_balance(
     for term, points in losses:
         value, grads = term(*points)
         starts.append(float(value))
-        norms.append(math.sqrt(sum(float(np.vdot(g, g)) for g in aligned(params, term, grads, "solve"))))
+        norms.append(gradient_norm(aligned(params, term, grads, "solve")))
     evaluation = time.perf_counter() - begun
     if len(losses) < 2:
         return False, evaluation, norms, starts

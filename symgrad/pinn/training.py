@@ -246,9 +246,14 @@ def weighted_terms(losses: Sequence[tuple[Callable, Sequence[np.ndarray]]], weig
 
 def balanced_weights(weights: list[float], gradients: list[list[np.ndarray]], alpha: float) -> list[float]:
     """Each term's weight moved toward ``sum_j |g_j| / |g_i|`` (a term with no gradient keeps its weight)."""
-    norms = [math.sqrt(sum(float(np.vdot(g, g)) for g in term)) for term in gradients]
+    norms = [gradient_norm(term) for term in gradients]
     targets = norm_weights(norms)
     return [w if n == 0 else alpha * w + (1 - alpha) * t for w, n, t in zip(weights, norms, targets)]
+
+
+def gradient_norm(grads: Sequence[np.ndarray]) -> float:
+    """The Euclidean norm of a term's gradient, every Parameter's part together."""
+    return math.sqrt(sum(float(np.vdot(g, g)) for g in grads))
 
 
 def norm_weights(norms: Sequence[float]) -> list[float]:

@@ -171,3 +171,26 @@ def test_where_lbfgs_trains_a_term_with_a_domain_gets_new_points_too(monkeypatch
     assert "Levenberg-Marquardt" not in str(found.stages), found
     assert any(s[0] == "L-BFGS on new points" for s in found.stages), found
     assert any(c.startswith("L-BFGS on new points of fit (") and "RAD" in c for c in found.choices), found
+
+
+def test_new_points_past_the_size_that_chose_levenberg_marquardt_go_to_lbfgs(monkeypatch):
+    """The rule that chose Levenberg-Marquardt at the start (a dense step over at most
+    LARGEST_COMFORTABLE residuals or weights) holds for the new points too: here 25 weights, and
+    12, 24, then 36 residuals against a limit of 24."""
+    monkeypatch.setattr(solve_module, "LARGEST_COMFORTABLE", 24)
+    net, term, points = fit_problem()
+    found = solve([(term, points, LSHAPE)], net, seconds=3.0, warmup=0.2)
+    methods = [s[0] for s in found.stages]
+    assert "Levenberg-Marquardt" in methods, found
+    first, switched = (
+        methods.index("Levenberg-Marquardt on new points"),
+        methods.index("L-BFGS on new points"),
+    )
+    assert first < switched and "Levenberg-Marquardt on new points" not in methods[switched:], found
+    assert any(
+        c.startswith("L-BFGS from draw 2 of new points on: 25 weights and 36 residuals make a dense")
+        for c in found.choices
+    ), found
+    assert any(
+        c.startswith("Levenberg-Marquardt, then L-BFGS on new points of fit (") for c in found.choices
+    ), found

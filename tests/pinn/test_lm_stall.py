@@ -15,6 +15,13 @@ from tests.pinn.test_solve import decay_problem  # u' = -u, u(0) = 1: small enou
 solve_module = importlib.import_module("symgrad.pinn.solve")
 
 
+@pytest.fixture
+def stalls_at_once(monkeypatch):
+    """Judged at its first step, whose loss is its first: 1 > 0.5, a stall whatever the machine's speed."""
+    monkeypatch.setattr(solve_module, "STALL_SHARE", 0.0)
+    monkeypatch.setattr(solve_module, "STALL_GAIN", 0.5)
+
+
 def test_the_stall_is_judged_once_at_its_share_of_the_time_against_the_first_loss():
     stall = solve_module.Stall(1.0)
     stall.when = math.inf  # not yet its time: never fires
@@ -34,10 +41,7 @@ def test_the_stall_is_judged_once_at_its_share_of_the_time_against_the_first_los
     assert fast(3, 1.0) is False and fast.fired == ""  # judged once: a later rise is not a stall
 
 
-def test_a_stalled_levenberg_marquardt_hands_the_time_left_to_lbfgs(monkeypatch):
-    # judged at its first step, whose loss is its first: 1 > 0.5, a stall whatever the machine's speed
-    monkeypatch.setattr(solve_module, "STALL_SHARE", 0.0)
-    monkeypatch.setattr(solve_module, "STALL_GAIN", 0.5)
+def test_a_stalled_levenberg_marquardt_hands_the_time_left_to_lbfgs(stalls_at_once):
     net, terms = decay_problem()
     result = solve(terms, net, seconds=6)
     methods = [stage[0] for stage in result.stages]
@@ -88,9 +92,7 @@ def test_no_term_lags_where_every_loss_fell_below_its_share_of_the_start():
     )
 
 
-def test_after_a_stall_lbfgs_minimises_the_lagging_weights(monkeypatch):
-    monkeypatch.setattr(solve_module, "STALL_SHARE", 0.0)
-    monkeypatch.setattr(solve_module, "STALL_GAIN", 0.5)
+def test_after_a_stall_lbfgs_minimises_the_lagging_weights(stalls_at_once, monkeypatch):
     monkeypatch.setattr(solve_module, "LAG_SHARE", 0.0)  # every stall reweights
     net, terms = decay_problem()
     result = solve(terms, net, seconds=6)
