@@ -69,7 +69,9 @@ def test_adam_through_fit_is_train_bit_for_bit():
     _same(old, new)
     assert np.array_equal(_flat(net), _flat(other))
     steps, loss = RECORDED["adam"]
-    assert len(new) == steps and new[-1] == pytest.approx(loss, rel=1e-6) and new.stopped == "60 steps"
+    # Adam's path moves with the BLAS's rounding (m / sqrt(v) of a gradient near zero is +-1 either
+    # way): recorded on an AVX-512 CPU, it ends 0.3% lower on an AVX2 one; same-run equality is above
+    assert len(new) == steps and new[-1] == pytest.approx(loss, rel=1e-2) and new.stopped == "60 steps"
 
 
 @needs_scipy
