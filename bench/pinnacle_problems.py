@@ -25,33 +25,22 @@ What every case shares, and where it departs from PINNacle (``Case.note`` and th
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+from tutorial_scripts import tutorial_script
 
 from symgrad.pinn import Burgers
 
 HIDDEN = (32, 32, 32)
-SCRIPTS = Path(__file__).resolve().parents[1] / "tutorials" / "pinnacle"
 
 
-@functools.cache
 def script(name: str) -> ModuleType:
     """tutorials/pinnacle/<name>.py imported as a module (``build``, ``reference``, ``FILES``, ...)."""
-    path = SCRIPTS / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"pinnacle_script_{name}", path)
-    if spec is None or spec.loader is None or not path.is_file():
-        raise FileNotFoundError(f"no PINNacle script {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return tutorial_script("pinnacle", name)
 
 
 @dataclass

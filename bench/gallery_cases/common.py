@@ -7,15 +7,12 @@ its test points live in tutorials/gallery/<name>.py, a script a user can copy an
 
 from __future__ import annotations
 
-import functools
-import importlib.util
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+from tutorial_scripts import tutorial_script
 
 
 @dataclass
@@ -63,20 +60,9 @@ class Problem:
 
 
 # ----- the scripts -----
-GALLERY = Path(__file__).resolve().parents[2] / "tutorials" / "gallery"
-
-
-@functools.cache
 def script(name: str) -> ModuleType:
     """tutorials/gallery/<name>.py imported as a module (``build``, ``exact``, ``test_points``, ...)."""
-    path = GALLERY / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"gallery_script_{name}", path)
-    if spec is None or spec.loader is None or not path.is_file():
-        raise FileNotFoundError(f"no gallery script {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return tutorial_script("gallery", name)
 
 
 class _Scripts:

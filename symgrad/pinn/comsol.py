@@ -23,8 +23,9 @@ def read_comsol(path: str | Path) -> tuple[np.ndarray, list[str]]:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"read_comsol: reference file {path} is absent")
-    header = [line for line in path.read_text().splitlines() if line.startswith("%")]
-    data = np.loadtxt(path, comments="%", ndmin=2)
+    lines = path.read_text().splitlines()  # read once: the header's names, then the numbers
+    header = [line for line in lines if line.startswith("%")]
+    data = np.loadtxt(lines, comments="%", ndmin=2)
     names = re.split(r"\s{2,}", header[-1].lstrip("% ").strip()) if header else []
     return data[~np.isnan(data).any(axis=1)], names
 
