@@ -56,6 +56,7 @@ _FEW_POINTS = 4096  # below this many points a call broadcasts shared values rat
 _PLANS_KEPT = 64  # call layouts kept per kernel (one per argument signature)
 _loaded: dict[str, Callable] = {}  # source key -> the loaded ``compute`` function
 _vector_math: bool | None = None
+_native_vector_bytes: int | None = None
 _openmp_pid: int | None = None  # the process that first ran a C kernel (OpenMP's thread pool lives there)
 
 
@@ -106,6 +107,21 @@ def _compiled_into(compiler_path: str, source: str, extra: list[str]):
             raise CompilerError(f"{compiler_path} reported success but wrote no library: is CC a C compiler?")
 
     return build
+
+
+def native_vector_bytes() -> int:
+    """The widest vector the compiler targets on this host with ``-march=native``: 64 bytes where
+    it defines ``__AVX512F__`` (the tiles' ``TILE_BYTES`` test), else 32. Probed once a process."""
+    global _native_vector_bytes
+    if _native_vector_bytes is None:
+        path, macros = find_compiler(), ""
+        if path is not None:
+            done = subprocess.run(
+                [path, "-march=native", "-dM", "-E", "-x", "c", os.devnull], capture_output=True, text=True
+            )
+            macros = done.stdout if done.returncode == 0 else ""
+        _native_vector_bytes = 64 if "__AVX512F__" in macros else 32
+    return _native_vector_bytes
 
 
 def uses_vector_math() -> bool:

@@ -3,7 +3,7 @@
 A per-point program (even in blocks of 4-8 points) reads every shared weight matrix once per
 block and adds each weight gradient's outer products into the thread's sums once per block:
 once a layer's matrix leaves the core's cache (H = 128 and up) that traffic, not arithmetic,
-sets the time. A *tiled* program takes ``LANES`` points per block instead, and prints
+sets the time. A *tiled* program takes ``lanes(itemsize)`` points per block instead, and prints
 
 - a product of a shared matrix and a per-point operand as calls of ``tiled_product``: register
   tiles of ``_COLS`` results x ``TILE_VECTORS`` vectors of points (4 where AVX-512 has 32
@@ -52,10 +52,15 @@ Accumulate = Callable[["PointPrinter", batch_sums.Plan, int, int], list[str]]
 
 # a shared matrix of at least this many elements (a 64 x 64 layer) makes the program tiled
 WIDE_ELEMENTS = 4096
-# points per block of a tiled program: a multiple of two vectors of floats on AVX-512. 32 against 64
-# (Burgers MLP, N = 1e4, idle 2-core Zen 4, 5 alternating calls): res+grad 352-397 against 382-429 ms at
-# H = 256 (1e5 points: 3512-3803 against 3607-3988), level at H = 128 and 512 and on the residual
+# points per block of a tiled program (``lanes``): a multiple of two vectors of floats on AVX-512. 32
+# against 64 (Burgers MLP, N = 1e4, idle 2-core Zen 4, 5 alternating calls): res+grad 352-397 against
+# 382-429 ms at H = 256 (1e5 points: 3512-3803 against 3607-3988), level at H = 128 and 512 and on the residual
 LANES = 32
+# doubles per block where the compiler targets no AVX-512: half of a block's arrays stay in the core's
+# 512 KB L2. Against 32 (Zen 3, AVX2, 2 threads, N = 1e4, 2-3 alternating rounds, ms): residual 0.82-0.91x
+# the time at H = 128-512 (MLP H = 256: 126-134 against 150-158), res+grad 0.86-0.97x at H = 128-256
+# (modified MLP H = 256: 694-709 against 711-750), level at H = 512 (1902-2006 against 1941-2053)
+LANES_WITHOUT_AVX512 = 16
 _COLS = 6  # results of a product tile (columns of the matrix), each TILE_VECTORS vectors of points
 _ROWS = 6  # rows of an outer-sum tile, each TILE_VECTORS vectors of columns
 _PANEL = 256  # bytes of b's panels in an outer sum at most: 4 vectors (OUTER_PANEL values)
@@ -81,6 +86,15 @@ def wide(nodes: Iterable[Node], shared: Iterable[Var], elements: int | None = No
             if len(matrices) == 1 and size_of(matrices[0]) >= elements:
                 return True
     return False
+
+
+def lanes(itemsize: int) -> int:
+    """Points per block of a tiled program computing in reals of ``itemsize`` bytes on this host:
+    ``LANES``, or ``LANES_WITHOUT_AVX512`` for doubles where the compiler's vectors are 32 bytes
+    (two of them, a product tile's least, are then 8 doubles)."""
+    from lowering.c.build import native_vector_bytes
+
+    return LANES_WITHOUT_AVX512 if itemsize == 8 and native_vector_bytes() < 64 else LANES
 
 
 def header(real: str) -> list[str]:

@@ -53,7 +53,7 @@ def test_the_builder_tiles_only_layers_past_the_threshold(width, tiled):
     ((outputs, args, _),) = burgers_kernels(net, residual_only=True)
     kernel = symgrad.kernel(outputs, args, backend="c")
     assert kernel._fn.point.tiled is tiled
-    assert kernel._fn.point.lanes == (tiles.LANES if tiled else 8)
+    assert kernel._fn.point.lanes == (tiles.lanes(8) if tiled else 8)
     assert ("tiled_product(" in kernel.source) is tiled
 
 
@@ -73,6 +73,46 @@ def test_burgers_residual_and_loss_gradient_tiled_equal_per_point_and_numpy(poin
         assert not per_point_kernel._fn.point.tiled
         assert_close(tiled, per_point)
         assert_close(tiled, numpy)
+
+
+def host_lanes(itemsize: int) -> list[int]:
+    """Every block size a tiled program may have here: multiples of a product tile's two vectors."""
+    from lowering.c.build import native_vector_bytes
+
+    least = 2 * native_vector_bytes() // itemsize
+    return [lanes for lanes in (8, 16, 32, 64) if lanes % least == 0]
+
+
+@pytest.mark.parametrize(("vector_bytes", "doubles", "floats"), [(32, 16, 32), (64, 32, 32)])
+def test_block_sizes_follow_the_compilers_vectors(vector_bytes, doubles, floats, monkeypatch):
+    """16 doubles a block on AVX2 hosts, 32 where AVX-512's 64-byte vectors make a tile's two
+    vectors 16 doubles; floats 32 on both; always whole tiles of the host's vectors."""
+    import lowering.c.build as build
+
+    monkeypatch.setattr(build, "native_vector_bytes", lambda: vector_bytes)
+    assert (tiles.lanes(8), tiles.lanes(4)) == (doubles, floats)
+    for itemsize in (4, 8):
+        assert tiles.lanes(itemsize) % (2 * vector_bytes // itemsize) == 0
+    monkeypatch.undo()
+    assert all(tiles.lanes(itemsize) in host_lanes(itemsize) for itemsize in (4, 8))
+
+
+@pytest.mark.parametrize("lanes", [8, 16, 32, 64])
+def test_every_block_size_gives_the_per_point_results(lanes, monkeypatch, rng):
+    """The builder's block size is a choice of speed only: at every size this host's vectors allow,
+    the Burgers loss gradient of an odd-width MLP over two blocks and a part equals the per-point
+    program's."""
+    if lanes not in host_lanes(8):
+        pytest.skip(f"{lanes} doubles are no whole product tile of this host's vectors")
+    net = PointMLP([2, 67, 67, 1], seed=9)
+    values = [rng.uniform(-1, 1, 2 * lanes + 5), rng.uniform(0, 1, 2 * lanes + 5)]
+    values += [p.asnumpy() for p in net.params]
+    _, (outputs, args, reduce) = burgers_kernels(net)
+    monkeypatch.setattr(tiles, "lanes", lambda itemsize: lanes)
+    kernel, tiled = run(outputs, args, reduce, values)
+    assert kernel._fn.point.tiled and kernel._fn.point.lanes == lanes
+    monkeypatch.setattr(tiles, "WIDE_ELEMENTS", PER_POINT)
+    assert_close(tiled, run(outputs, args, reduce, values)[1])
 
 
 def test_modified_mlp_loss_gradient_tiled_equals_numpy(rng):
