@@ -44,6 +44,7 @@ def print_point_program(
     target: str = "openmp",
     double: bool = False,
     shared: frozenset[int] = frozenset(),
+    vector_bytes: int = 32,
 ) -> PointProgram:
     """C source evaluating ``outputs`` from ``args`` at each of ``n`` points.
 
@@ -63,7 +64,8 @@ def print_point_program(
     thread, and the rest in blocks of ``lanes`` points: each per-point array holds element
     ``i`` of point ``b`` at ``i * lanes + b``, so every loop over elements vectorizes over
     the points, and a product with a shared matrix becomes one register-blocked matrix
-    product per block.
+    product per block (blocks of ``tiles.lanes(itemsize, vector_bytes)`` points, ``vector_bytes``
+    the compiler's widest vectors: ``build.native_vector_bytes()``).
 
     Consecutive elementwise nodes of one size share one loop, in which a value that only the
     loop reads is a local, not an array; a reshape is another name for its argument.
@@ -73,5 +75,7 @@ def print_point_program(
         raise NotImplementedError("the CUDA kernel writes per-point outputs; reduce them with CuPy")
     plans, leaves = batch_sums.plan_batch_sums(outputs, reductions)
     spelling_keys = ("cuda", "c") if target == "cuda" else ("c",)
-    printer = PointPrinter(outputs, args, plans, leaves, EMITTERS, spelling_keys, double, target, shared)
+    printer = PointPrinter(
+        outputs, args, plans, leaves, EMITTERS, spelling_keys, double, target, shared, vector_bytes
+    )
     return _DRIVERS[target](printer)

@@ -208,7 +208,9 @@ class NativeFunction:
         self.outputs = list(outputs)
         self.reductions = list(reductions)
         self.shared = frozenset(k for k, var in enumerate(self.args) if var.param is not None)
-        self.point = print_point_program(self.outputs, self.args, self.reductions, shared=self.shared)
+        self.point = print_point_program(
+            self.outputs, self.args, self.reductions, shared=self.shared, vector_bytes=native_vector_bytes()
+        )
         self._compiled = {(self.point.real, self.shared): (self.point, load_library(self.point.source))}
         self._numpy: tuple | None = None  # the NumPy program, built in a forked child
         self._plans: dict[tuple, CallPlan] = {}  # argument shapes and dtypes -> how a call lays them out
@@ -230,7 +232,14 @@ class NativeFunction:
                 (s for r, s in self._compiled if r == real and s <= unbatched), self.shared & unbatched
             )
         if (real, shared) not in self._compiled:
-            point = print_point_program(self.outputs, self.args, self.reductions, double=wide, shared=shared)
+            point = print_point_program(
+                self.outputs,
+                self.args,
+                self.reductions,
+                double=wide,
+                shared=shared,
+                vector_bytes=native_vector_bytes(),
+            )
             self._compiled[real, shared] = (point, load_library(point.source))
         point, compute = self._compiled[real, shared]
         return point, shared, compute

@@ -88,13 +88,12 @@ def wide(nodes: Iterable[Node], shared: Iterable[Var], elements: int | None = No
     return False
 
 
-def lanes(itemsize: int) -> int:
-    """Points per block of a tiled program computing in reals of ``itemsize`` bytes on this host:
-    ``LANES``, or ``LANES_WITHOUT_AVX512`` for doubles where the compiler's vectors are 32 bytes
-    (two of them, a product tile's least, are then 8 doubles)."""
-    from lowering.c.build import native_vector_bytes
-
-    return LANES_WITHOUT_AVX512 if itemsize == 8 and native_vector_bytes() < 64 else LANES
+def lanes(itemsize: int, vector_bytes: int) -> int:
+    """Points per block of a tiled program computing in reals of ``itemsize`` bytes where the
+    compiler's widest vectors are ``vector_bytes`` (``build.native_vector_bytes``): ``LANES``, or
+    ``LANES_WITHOUT_AVX512`` for doubles in 32-byte vectors. Either is whole tiles of two vectors
+    on every host, so a wrong ``vector_bytes`` costs speed, never results."""
+    return LANES_WITHOUT_AVX512 if itemsize == 8 and vector_bytes < 64 else LANES
 
 
 def header(real: str) -> list[str]:

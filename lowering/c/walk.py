@@ -36,11 +36,11 @@ _BLOCK_BYTES = 2048 * 1024
 _VECTOR_BYTES = 32  # one AVX register (two NEON registers)
 
 
-def _lanes(target: str, tiled: bool, per_point: int, itemsize: int) -> int:
+def _lanes(target: str, tiled: bool, per_point: int, itemsize: int, vector_bytes: int) -> int:
     """Points per block: as many as keep a block's arrays in the core's cache (1: point by point),
     or, with a wide shared matrix, ``tiles.lanes`` for blocked matrix products."""
     if tiled:
-        return tiles.lanes(itemsize)
+        return tiles.lanes(itemsize, vector_bytes)
     if target == "openmp":
         return next((w for w in _LANES if w * per_point <= _BLOCK_BYTES), 1)
     return 1
@@ -60,6 +60,7 @@ class PointPrinter:
         double: bool = False,
         target: str = "openmp",
         shared: frozenset[int] = frozenset(),
+        vector_bytes: int = 32,
     ):
         self.emitters = emitters
         self.spelling_keys = spelling_keys
@@ -74,7 +75,7 @@ class PointPrinter:
         self.itemsize = 4 if self.real == "float" else 8
         per_point = computed_elements(nodes) * self.itemsize
         self.tiled = target == "openmp" and tiles.wide(nodes, (args[k] for k in shared))
-        self.lanes = _lanes(target, self.tiled, per_point, self.itemsize)
+        self.lanes = _lanes(target, self.tiled, per_point, self.itemsize, vector_bytes)
         self.vector = min(self.lanes, _VECTOR_BYTES // self.itemsize)  # values per C vector of lanes
         # a block's arrays past _STACK_BYTES live in per-thread heap scratch, not on the stack
         # (a tiled program's packed matrices are in one scratch that the threads share)
