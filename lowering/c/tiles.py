@@ -3,7 +3,7 @@
 A per-point program (even in blocks of 4-8 points) reads every shared weight matrix once per
 block and adds each weight gradient's outer products into the thread's sums once per block:
 once a layer's matrix leaves the core's cache (H = 128 and up) that traffic, not arithmetic,
-sets the time. A *tiled* program takes ``lanes(itemsize)`` points per block instead, and prints
+sets the time. A *tiled* program takes ``lanes(...)`` points per block instead, and prints
 
 - a product of a shared matrix and a per-point operand as calls of ``tiled_product``: register
   tiles of ``_COLS`` results x ``TILE_VECTORS`` vectors of points (4 where AVX-512 has 32
