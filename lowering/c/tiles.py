@@ -52,14 +52,16 @@ Accumulate = Callable[["PointPrinter", batch_sums.Plan, int, int], list[str]]
 
 # a shared matrix of at least this many elements (a 64 x 64 layer) makes the program tiled
 WIDE_ELEMENTS = 4096
-# points per block of a tiled program (``lanes``): a multiple of two vectors of floats on AVX-512. 32
-# against 64 (Burgers MLP, N = 1e4, idle 2-core Zen 4, 5 alternating calls): res+grad 352-397 against
-# 382-429 ms at H = 256 (1e5 points: 3512-3803 against 3607-3988), level at H = 128 and 512 and on the residual
+# points per block of a tiled program (``lanes``): a multiple of two vectors of floats on AVX-512.
+# 32 against 64 (Burgers MLP, N = 1e4, idle 2-core Zen 4, 5 alternating calls): res+grad 352-397
+# against 382-429 ms at H = 256 (1e5 points: 3512-3803 against 3607-3988), level at H = 128 and 512
+# and on the residual
 LANES = 32
-# doubles per block where the compiler targets no AVX-512: block arrays half the size (a modified MLP's at
-# H = 128: 1.6 MB a thread, not 3.3; Zen 3's L2 is 512 KB). Against 32 (Zen 3, AVX2, 2 threads, N = 1e4, 2-3 alternating rounds, ms): residual 0.82-0.91x
-# the time at H = 128-512 (MLP H = 256: 126-134 against 150-158), res+grad 0.86-0.97x at H = 128-256
-# (modified MLP H = 256: 694-709 against 711-750), level at H = 512 (1902-2006 against 1941-2053)
+# doubles per block where the compiler targets no AVX-512: block arrays half the size (a modified
+# MLP's at H = 128: 1.6 MB a thread, not 3.3; Zen 3's L2 is 512 KB). Against 32 (Zen 3, AVX2,
+# 2 threads, N = 1e4, 2-3 alternating rounds, ms): residual 0.82-0.91x the time at H = 128-512 (MLP
+# H = 256: 126-134 against 150-158), res+grad 0.86-0.97x at H = 128-256 (modified MLP H = 256:
+# 694-709 against 711-750), level at H = 512 (1902-2006 against 1941-2053)
 LANES_WITHOUT_AVX512 = 16
 _COLS = 6  # results of a product tile (columns of the matrix), each TILE_VECTORS vectors of points
 _ROWS = 6  # rows of an outer-sum tile, each TILE_VECTORS vectors of columns
