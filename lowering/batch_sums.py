@@ -3,7 +3,9 @@
 A loss gradient is a sum over points of per-point terms. Pushing the sum through
 signed sums (add, sub, neg), order-keeping reshapes and per-point outer products
 turns a per-point weight gradient (an outer product at every point) into one matrix
-product over the batch. Which ops allow it is read from their traits on the op
+product over the batch. A per-point product of a small inner size ``k`` (the weight gradient of a
+layer's tangents in a forward Laplacian: (H, d) @ (d, H) at each point) is the sum of ``k`` outer
+products of its factors' columns and rows, so its batch sum is too: no H x H matrix per point. Which ops allow it is read from their traits on the op
 record (``signs``, ``keeps_order``, the CONTRACTION pattern), never from their names.
 Every backend renders the same :data:`Plan`.
 """
@@ -13,8 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from symgrad.core.families.structural.builders import getitem
 from symgrad.core.graph import Node, computed_elements, topo_order
 from symgrad.core.registry import CONTRACTION, lookup
+
+# per-point products of at most this inner size are batch-summed as that many outer products
+# (Helmholtz's [2, 350, 350, 350, 1] Laplacian loss gradient on 465 points: 134 ms with the
+# per-point 350 x 350 products summed, 50 ms as outer sums)
+SPLIT_INNER = 16
 
 
 @dataclass(frozen=True)
@@ -70,9 +78,19 @@ def plan(node: Node) -> Plan:
         return Reshaped(plan(node.args[0]), node.shape)
     if op.pattern == CONTRACTION and all(a.ndim == 2 for a in node.args):
         (a, b), (ta, tb) = node.args, node.params
-        if (a.shape[0] if ta else a.shape[1]) == 1:  # an outer product per point
+        inner = a.shape[0] if ta else a.shape[1]
+        if inner == 1:  # an outer product per point
             return OuterSum(a, b, ta, tb)
+        if inner <= SPLIT_INNER:  # column l of op(a) times row l of op(b), summed over l
+            return SignedSum(
+                tuple((1, OuterSum(_inner(a, i, ta), _inner(b, i, not tb), ta, tb)) for i in range(inner))
+            )
     return PointSum(node)
+
+
+def _inner(x: Node, i: int, rows: bool) -> Node:
+    """Row ``i`` of the matrix ``x`` as a (1, n) node where ``rows``, else column ``i`` as (n, 1)."""
+    return getitem(x, (slice(i, i + 1), slice(None)) if rows else (slice(None), slice(i, i + 1)))
 
 
 def leaves(p: Plan) -> list[Node]:
