@@ -15,12 +15,13 @@ solve_module = importlib.import_module("symgrad.pinn.solve")
 lm_choice = importlib.import_module("symgrad.pinn.lm_choice")
 
 
-def decay_problem(weight: float = 1.0):
-    """u' = -u on [0, 2], u(0) = 1: u = exp(-t)."""
+def decay_problem(weight: float = 1.0, scale: float = 1.0):
+    """u' = -u on [0, 2], u(0) = 1: u = exp(-t); the equation's residual times ``scale``, the
+    initial value's term weighted ``weight``."""
     time = TimeDomain(0, 2)
     net = MLP([1, 12, 1], seed=3)
     start = initial(net, time, 1.0)
-    ode = ResidualLoss(lambda t: grad(net, 0)(t) + net(t), ("t",), net, backend="numpy")
+    ode = ResidualLoss(lambda t: scale * (grad(net, 0)(t) + net(t)), ("t",), net, backend="numpy")
     terms = [
         (ode, time.interior(64, "sobol")),
         (start.loss(net, weight=weight, backend="numpy"), start.sample(1)),
@@ -41,7 +42,7 @@ def test_small_networks_get_levenberg_marquardt_and_reach_the_solution():
 
 def test_large_networks_get_lbfgs_and_terms_far_apart_get_balanced(monkeypatch):
     monkeypatch.setattr(solve_module, "LARGEST_COMFORTABLE", 10)
-    net, terms = decay_problem(weight=1e4)
+    net, terms = decay_problem(scale=1e-2)
     result = solve(terms, net, seconds=4)
     methods = [stage[0] for stage in result.stages]
     # t is an input: growing time windows first (tests/pinn/test_time_windows.py), then every time
@@ -110,10 +111,22 @@ def test_the_time_given_is_kept_within_a_tenth():
     assert any(c.startswith("L-BFGS: a Levenberg-Marquardt step") for c in result.choices), result
 
 
+def test_terms_the_caller_weighted_keep_their_weights():
+    """Gradient norms 10^4 apart, but the caller weighted the initial value: no balancing."""
+    net, terms = decay_problem(weight=1e4)
+    result = solve(terms, net, seconds=2)
+    assert not any(c.startswith("balance the terms") for c in result.choices), result
+    assert any(
+        c.startswith("no balancing: the caller weighted initial; those weights are kept")
+        for c in result.choices
+    ), result
+    assert result.weights is None
+
+
 def test_levenberg_marquardt_after_balancing_keeps_the_terms_own_weights_and_reaches_exp():
     """Terms 10^4 apart are balanced for Adam; Levenberg-Marquardt then minimises the caller's sum,
     and u reaches exp(-t) (the closed form)."""
-    net, terms = decay_problem(weight=1e4)
+    net, terms = decay_problem(scale=1e-2)
     result = solve(terms, net, seconds=6)
     assert any(c.startswith("balance the terms by gradient norms") for c in result.choices), result
     assert any(c.startswith("Levenberg-Marquardt on the terms' own weights") for c in result.choices), result
