@@ -24,7 +24,7 @@ def operand(rows: int, columns: int, transposed: bool) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     m=st.integers(1, 9),
     k=st.sampled_from([2, 3, batch_sums.SPLIT_INNER, batch_sums.SPLIT_INNER + 1]),
@@ -33,26 +33,38 @@ def operand(rows: int, columns: int, transposed: bool) -> tuple[int, int]:
     tb=st.booleans(),
     points=st.sampled_from([1, 13, 40]),
     tiled=st.booleans(),
+    shared=st.sampled_from(["neither", "a", "b"]),
     seed=st.integers(0, 2**16),
 )
-def test_batch_sum_of_per_point_products_equals_einsum(backend, m, k, q, ta, tb, points, tiled, seed):
-    """sum over points of op(a) @ op(b) - 2 op(a) @ op(b), a and b per point; ``tiled`` adds a
-    64 x 64 shared layer so that the C program runs in tiles."""
+def test_batch_sum_of_per_point_products_equals_einsum(backend, m, k, q, ta, tb, points, tiled, shared, seed):
+    """sum over points of op(a) @ op(b) - 2 tanh(op(a) @ op(b)) and of op(a) @ op(b), a and b per
+    point or one of them a Parameter every point shares; ``tiled`` adds a 64 x 64 shared layer so
+    that the C program runs in tiles."""
     rng = np.random.default_rng(seed)
-    a = symgrad.placeholder("a", operand(m, k, ta))
-    b = symgrad.placeholder("b", operand(k, q, tb))
-    product = ops.MatMul(transpose_a=ta, transpose_b=tb)(a, b)
-    outputs, args = [product - 2.0 * ops.tanh(product), product], [a, b]
-    values = [rng.normal(size=(points, *a.shape)), rng.normal(size=(points, *b.shape))]
+    shapes = {"a": operand(m, k, ta), "b": operand(k, q, tb)}
+    # the kernel's arguments, their values, and each value at every point
+    args: list = []
+    given: list = []
+    at_points: list = []
+    for name, shape in shapes.items():
+        if name == shared:
+            args.append(symgrad.Parameter(symgrad.Tensor(rng.normal(size=shape)), name=name))
+            given.append(args[-1].asnumpy())
+        else:
+            args.append(symgrad.placeholder(name, shape))
+            given.append(rng.normal(size=(points, *shape)))
+        at_points.append(np.broadcast_to(given[-1], (points, *shape)))
+    product = ops.MatMul(transpose_a=ta, transpose_b=tb)(*args)
+    outputs = [product - 2.0 * ops.tanh(product), product]
     if tiled:
         x = symgrad.placeholder("x", (64,))
         w = symgrad.Parameter(symgrad.Tensor(rng.normal(size=(64, 64))), name="w")
         outputs.append(ops.matmul(x, w))
         args += [x, w]
-        values += [rng.normal(size=(points, 64)), w.asnumpy()]
-    got = symgrad.kernel(outputs, args, backend=backend, reduce=["sum", "sum"] + [None] * tiled)(*values)
-    pa = np.swapaxes(values[0], 1, 2) if ta else values[0]
-    pb = np.swapaxes(values[1], 1, 2) if tb else values[1]
+        given += [rng.normal(size=(points, 64)), w.asnumpy()]
+    got = symgrad.kernel(outputs, args, backend=backend, reduce=["sum", "sum"] + [None] * tiled)(*given)
+    pa = np.swapaxes(at_points[0], 1, 2) if ta else at_points[0]
+    pb = np.swapaxes(at_points[1], 1, 2) if tb else at_points[1]
     each = np.einsum("pml,plq->pmq", pa, pb)
     np.testing.assert_allclose(got[0], (each - 2 * np.tanh(each)).sum(0), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(got[1], each.sum(0), rtol=1e-12, atol=1e-12)
