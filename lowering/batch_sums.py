@@ -3,10 +3,11 @@
 A loss gradient is a sum over points of per-point terms. Pushing the sum through
 signed sums (add, sub, neg), order-keeping reshapes and per-point outer products
 turns a per-point weight gradient (an outer product at every point) into one matrix
-product over the batch. A per-point product of a small inner size ``k`` (the weight gradient of a
-layer's tangents in a forward Laplacian: (H, d) @ (d, H) at each point) is the sum of ``k`` outer
-products of its factors' columns and rows, so its batch sum is too: no H x H matrix per point. Which ops allow it is read from their traits on the op
-record (``signs``, ``keeps_order``, the CONTRACTION pattern), never from their names.
+product over the batch. A per-point product of a small inner size ``k`` (the weight
+gradient of a layer's tangents in a forward Laplacian: (H, d) @ (d, H) at each point)
+is the sum of ``k`` outer products of its factors' columns and rows, so its batch sum
+is too: no H x H matrix per point. Which ops allow it is read from their traits on the
+op record (``signs``, ``keeps_order``, the CONTRACTION pattern), never from their names.
 Every backend renders the same :data:`Plan`.
 """
 
@@ -81,7 +82,7 @@ def plan(node: Node) -> Plan:
         inner = a.shape[0] if ta else a.shape[1]
         if inner == 1:  # an outer product per point
             return OuterSum(a, b, ta, tb)
-        if inner <= SPLIT_INNER:  # column l of op(a) times row l of op(b), summed over l
+        if inner <= SPLIT_INNER:  # column i of op(a) times row i of op(b), summed over i
             return SignedSum(
                 tuple((1, OuterSum(_inner(a, i, ta), _inner(b, i, not tb), ta, tb)) for i in range(inner))
             )
