@@ -20,7 +20,7 @@ import os
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=true intra_op_parallelism_threads=2")
 
 import numpy as np
-from peers import agree, timed
+from peers import agree, mlp, timed
 
 K = 2 * np.pi
 
@@ -53,10 +53,7 @@ def torch_runner(weights: list[np.ndarray]):
     def run(points):
         Ws = [w.clone().requires_grad_(True) for w in W]
         x, y = (torch.tensor(row, requires_grad=True) for row in points)
-        a = torch.stack([x, y], dim=1)
-        for k in range(0, len(Ws) - 2, 2):
-            a = torch.sin(a @ Ws[k] + Ws[k + 1])
-        u = (a @ Ws[-2] + Ws[-1])[:, 0]
+        u = mlp(torch, Ws, torch.stack([x, y], dim=1), "sin")
         u_x, u_y = torch.autograd.grad(u.sum(), (x, y), create_graph=True)
         (u_xx,) = torch.autograd.grad(u_x.sum(), x, create_graph=True)
         (u_yy,) = torch.autograd.grad(u_y.sum(), y, create_graph=True)
@@ -74,10 +71,7 @@ def jax_runner(weights: list[np.ndarray]):
     import jax.numpy as jnp
 
     def u(Ws, p):
-        a = p
-        for k in range(0, len(Ws) - 2, 2):
-            a = jnp.sin(a @ Ws[k] + Ws[k + 1])
-        return (a @ Ws[-2] + Ws[-1])[0]
+        return mlp(jnp, Ws, p, "sin")
 
     def r(Ws, p):
         lap = jnp.trace(jax.hessian(u, argnums=1)(Ws, p))

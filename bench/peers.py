@@ -56,11 +56,18 @@ def jax_point_derivatives():
     return jax, u, u_x, u_t, jax.grad(u_x, 1)
 
 
+def mlp(np_like, Ws, a, activation: str = "tanh"):
+    """u of an MLP with weights ``[W1, b1, ...]`` at points ``a`` (..., inputs), any array library;
+    ``activation`` names the library's function (``np_like.tanh``, ``np_like.sin``)."""
+    act = getattr(np_like, activation)
+    for k in range(0, len(Ws) - 2, 2):
+        a = act(a @ Ws[k] + Ws[k + 1])
+    return (a @ Ws[-2] + Ws[-1])[..., 0]
+
+
 def tanh_mlp(np_like, Ws, a):
     """u of a tanh MLP with weights ``[W1, b1, ...]`` at points ``a`` (..., inputs), any array library."""
-    for k in range(0, len(Ws) - 2, 2):
-        a = np_like.tanh(a @ Ws[k] + Ws[k + 1])
-    return (a @ Ws[-2] + Ws[-1])[..., 0]
+    return mlp(np_like, Ws, a)
 
 
 def torch_burgers(forward, weights, nu: float):
