@@ -621,14 +621,14 @@ def _should_balance(
         return False, evaluation, norms, starts
     positive = [n for n in norms if n > 0]
     spread = max(positive) / min(positive) if positive else 1.0
-    weighted = [term_label(term, i) for i, (term, _) in enumerate(losses) if _weighted(term)]
-    if weighted and spread > ratio:
-        choices.append(
-            f"no balancing: the caller weighted {', '.join(weighted)}; those weights are kept "
-            f"(the terms' gradient norms differ {spread:.0f}x)"
-        )
-        return False, evaluation, norms, starts
     if spread > ratio:
+        weighted = [term_label(term, i) for i, (term, _) in enumerate(losses) if _weighted(term)]
+        if weighted:
+            choices.append(
+                f"no balancing: the caller weighted {', '.join(weighted)}; those weights are kept "
+                f"(the terms' gradient norms differ {spread:.0f}x)"
+            )
+            return False, evaluation, norms, starts
         choices.append(f"balance the terms by gradient norms: their norms differ {spread:.0f}x (> {ratio:g})")
         return True, evaluation, norms, starts
     choices.append(f"no balancing: the terms' gradient norms are within {spread:.1f}x")
