@@ -1,6 +1,8 @@
-"""``solve``'s point-subset rule (``symgrad.pinn.point_subsets``): where the residual rows are many
+"""``solve``'s point-subset rules (``symgrad.pinn.point_subsets``): where the residual rows are many
 for the weights and few evaluations of every point fit in the time, Adam and L-BFGS train on a
-subset first, and L-BFGS ends on every point; elsewhere every point is used throughout."""
+subset first, and L-BFGS ends on every point; where a Levenberg-Marquardt step fits on two rows a
+weight but not on every point, Adam and Levenberg-Marquardt train on that subset; elsewhere every
+point is used throughout."""
 
 from __future__ import annotations
 
@@ -9,10 +11,18 @@ import importlib
 import numpy as np
 import pytest
 
-from symgrad.pinn import MLP, ResidualLoss, TimeDomain, grad, initial, predict, solve
-from symgrad.pinn.point_subsets import EVALUATIONS, ROWS_PER_WEIGHT, subset_share, subset_terms
+from symgrad.pinn import MLP, ResidualLoss, TimeDomain, grad, initial, parameters_of, predict, solve
+from symgrad.pinn.lm_choice import sizes
+from symgrad.pinn.point_subsets import (
+    EVALUATIONS,
+    ROWS_PER_WEIGHT,
+    levenberg_marquardt_share,
+    subset_share,
+    subset_terms,
+)
 
 solve_module = importlib.import_module("symgrad.pinn.solve")
+lm_choice = importlib.import_module("symgrad.pinn.lm_choice")
 
 
 def decay_problem(points: int):
@@ -89,3 +99,49 @@ def test_few_points_for_the_weights_or_levenberg_marquardt_use_every_point(monke
     result = solve(terms, net, seconds=3)
     assert [s[0] for s in result.stages][:2] == ["Adam", "Levenberg-Marquardt"], result
     assert not any("of the points first" in c for c in result.choices), result
+
+
+def test_levenberg_marquardt_takes_the_fewest_points_that_keep_two_rows_a_weight_where_its_step_fits():
+    net, terms = decay_problem(4000)  # 4,001 rows, 37 weights
+    rows, size = sizes(terms, parameters_of(net))
+    share = levenberg_marquardt_share(terms, parameters_of(net), 10.0, 40, 1.0, 3000)
+    assert share == pytest.approx(ROWS_PER_WEIGHT * size / rows)
+    cut_rows, _ = sizes(subset_terms(terms, share), parameters_of(net))
+    assert ROWS_PER_WEIGHT * size <= cut_rows <= ROWS_PER_WEIGHT * size + 2
+    # a step on the subset (1 s an evaluation of every point: about 0.02 s there) must fit 40 times
+    assert levenberg_marquardt_share(terms, parameters_of(net), 0.5, 40, 1.0, 3000) == 1.0
+    assert levenberg_marquardt_share(terms, parameters_of(net), 10.0, 40, 1.0, 10) == 1.0  # too many weights
+    small_net, few = decay_problem(64)  # two rows a weight is over half the points
+    assert levenberg_marquardt_share(few, parameters_of(small_net), 10.0, 40, 1.0, 3000) == 1.0
+
+
+def test_levenberg_marquardt_on_a_subset_where_a_step_on_every_point_is_too_slow():
+    """100,001 rows for 37 weights, and 500 steps asked for: on every point they do not fit (an
+    evaluation of every point takes milliseconds), on 75 rows they do; Adam and Levenberg-Marquardt
+    train there and u reaches exp(-t)."""
+    net, terms = decay_problem(100_000)
+    result = solve(terms, net, seconds=6, min_steps=500)
+    assert [s[0] for s in result.stages][:2] == ["Adam", "Levenberg-Marquardt"], result
+    assert any(
+        c.startswith(
+            "Adam and then Levenberg-Marquardt (if its step fits) on a random 0.075% of the points (75 of 100001 residuals"
+        )
+        for c in result.choices
+    ), result
+    assert any(c.startswith("Levenberg-Marquardt: 37 weights, 75 residuals") for c in result.choices), result
+    t = np.linspace(0, 2, 40)
+    assert np.abs(predict(net, [t]) - np.exp(-t)).max() < 1e-4, result  # measured 2e-8
+    assert result.seconds < 6 * 1.1
+
+
+def test_a_subset_chosen_for_levenberg_marquardt_falls_back_to_l_bfgs_where_its_timed_step_is_slow(
+    monkeypatch,
+):
+    monkeypatch.setattr(lm_choice, "jacobian_seconds", lambda losses: 1.0)  # a slow machine's Jacobian
+    net, terms = decay_problem(100_000)
+    result = solve(terms, net, seconds=5, min_steps=500)
+    methods = [s[0] for s in result.stages]
+    assert not any(m.startswith("Levenberg-Marquardt") for m in methods), result
+    assert methods.index("L-BFGS on a subset") < methods.index("L-BFGS"), result  # then every point
+    assert "then L-BFGS on those points, and on every point for the end" in result.choices, result
+    assert any(c.startswith("L-BFGS on every point for the last") for c in result.choices), result
