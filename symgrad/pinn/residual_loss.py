@@ -206,6 +206,8 @@ class ResidualLoss:
         try:
             self._fast = self._build(backend)
         except Exception as exc:  # noqa: BLE001 - the NumPy kernel keeps working; say why once
+            if not threading.main_thread().is_alive():
+                return  # the program is ending (its exit removed the build's folder): no kernel is wanted
             warnings.warn(
                 f"ResidualLoss: the {backend} kernel failed to build ({exc}); staying on NumPy", stacklevel=1
             )

@@ -240,3 +240,36 @@ def test_lbfgs_restarts_are_one_stage_and_stop_once_they_gain_nothing(monkeypatc
     assert result.stages[1][1] == len(result.history) - result.stages[0][1]  # every run's steps counted
     t = np.linspace(0, 2, 40)
     assert np.abs(predict(net, [t]) - np.exp(-t)).max() < 1e-4
+
+
+@pytest.mark.parametrize("ending", [False, True])
+def test_a_failed_background_build_warns_unless_the_program_is_ending(monkeypatch, ending):
+    """A fast kernel that fails to build leaves the NumPy kernel and says why; but where the program
+    is ending (its exit removes the build's temporary folder under the compiler) it says nothing."""
+    import threading
+    import warnings
+
+    net, terms = decay_problem()
+    ode = terms[0][0]
+
+    def fail(backend):
+        raise RuntimeError("cc1: fatal error: kernel.c: No such file or directory")
+
+    class Main:
+        def is_alive(self) -> bool:
+            return not ending
+
+    monkeypatch.setattr(ode, "_build", fail)
+    monkeypatch.setattr(threading, "main_thread", Main)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ode._compile_fast("c")
+    said = [str(w.message) for w in caught]
+    assert said == (
+        []
+        if ending
+        else [
+            "ResidualLoss: the c kernel failed to build (cc1: fatal error: kernel.c: No such file or directory); "
+            "staying on NumPy"
+        ]
+    )
