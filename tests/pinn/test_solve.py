@@ -208,6 +208,25 @@ def test_a_levenberg_marquardt_step_is_timed_where_its_jacobian_is_built_else_es
     assert "(its Jacobian timed)" in choices[-1], choices
 
 
+def test_a_jacobian_is_timed_on_its_second_call_not_its_first():
+    """The first call pays once for its memory; a step's estimate from it was 2x too long."""
+    import time
+
+    class Term:
+        jacobian_ready = True
+
+        def __init__(self):
+            self.calls = 0
+
+        def jacobian(self, *points):
+            self.calls += 1
+            time.sleep(0.3 if self.calls == 1 else 0.01)
+
+    term = Term()
+    seconds = lm_choice.jacobian_seconds([(term, (np.zeros(3),))])
+    assert term.calls == 2 and seconds is not None and 0.01 <= seconds < 0.2, seconds
+
+
 def test_a_causal_loss_is_trained_by_adam_alone_and_the_choice_says_why():
     """CausalLoss's weights change from call to call: L-BFGS's line search once broke on them
     (ABNORMAL, then a diverged net on Lotka-Volterra), so solve keeps to Adam and says so."""
