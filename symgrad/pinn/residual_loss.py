@@ -161,6 +161,7 @@ class ResidualLoss:
         self._jacobian_kernel: lowering.Kernel | None = None
         self._jacobian_thread: threading.Thread | None = None
         self._jacobian_lock = threading.Lock()
+        self._partial_kernels: dict[tuple[int, ...], lowering.Kernel] = {}
         self.last_terms: list[float] = []
         target = fast_backend() if backend == "auto" else backend
         self._fast: lowering.Kernel | None = None
@@ -283,25 +284,30 @@ class ResidualLoss:
             pass
 
     def _build_jacobian(self) -> None:
+        built = self._jacobian_of(self.params)
+        self._jacobian_kernel = self._jacobian_kernel or built
+
+    def _jacobian_of(self, params: Sequence[Parameter]) -> lowering.Kernel:
+        """A kernel of the residual parts, each followed by its derivatives by ``params``; every
+        Parameter of the term is an input, so the kernel reads their current values."""
         outputs = []
         for part in self._parts:
             outputs.append(part)
-            outputs += [Tensor._wrap(jacobian_node(part._node, p._node), part._env) for p in self.params]
-        built = kernel(outputs, [*self.inputs, *self.params], backend=fast_backend())
-        self._jacobian_kernel = self._jacobian_kernel or built
+            outputs += [Tensor._wrap(jacobian_node(part._node, p._node), part._env) for p in params]
+        return kernel(outputs, [*self.inputs, *self.params], backend=fast_backend())
 
-    def jacobian(self, *points) -> tuple[np.ndarray, np.ndarray]:
+    def jacobian(self, *points, params: Sequence[Parameter] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The scaled residuals ``r`` (one entry per point and component entry: ``sqrt(weight / n)``
         times the residual, so that ``r @ r`` is this term's loss) and their Jacobian with respect
-        to the flat weights (one row per entry of ``r``), for Gauss-Newton steps."""
+        to the flat weights (one row per entry of ``r``), for Gauss-Newton steps. With ``params``
+        (some of the term's Parameters), the Jacobian's columns are theirs alone, in that order,
+        the other weights read at their current values (its kernel is built once per choice)."""
         points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}", self.names)
-        thread = self._jacobian_thread
-        if thread is not None:
-            thread.join()
-        if self._jacobian_kernel is None:  # not prepared, or its background build failed: here, raising
-            self._build_jacobian()
-        assert self._jacobian_kernel is not None
-        values = self._jacobian_kernel(*points, *(p._value() for p in self.params))
+        if params is None:
+            chosen, built = self.params, self._full_jacobian_kernel()
+        else:
+            chosen, built = self._some_params(params), self._partial_jacobian_kernel(params)
+        values = built(*points, *(p._value() for p in self.params))
         n = int(np.broadcast_shapes(*(np.shape(p) for p in points))[0]) if np.ndim(points[0]) else 1
         rows, blocks, k = [], [], 0
         for part, weight in zip(self._parts, self.weights):
@@ -311,12 +317,46 @@ class ResidualLoss:
                 np.broadcast_to(np.asarray(v, np.float64), (n, *part.shape, *p.shape)).reshape(
                     n, residual.shape[1], -1
                 )
-                for v, p in zip(values[k + 1 : k + 1 + len(self.params)], self.params)
+                for v, p in zip(values[k + 1 : k + 1 + len(chosen)], chosen)
             ]
             rows.append(scale * residual.ravel())
             blocks.append(scale * np.concatenate(columns, axis=2).reshape(residual.size, -1))
-            k += 1 + len(self.params)
+            k += 1 + len(chosen)
         return np.concatenate(rows), np.concatenate(blocks)
+
+    def _full_jacobian_kernel(self) -> lowering.Kernel:
+        thread = self._jacobian_thread
+        if thread is not None:
+            thread.join()
+        if self._jacobian_kernel is None:  # not prepared, or its background build failed: here, raising
+            self._build_jacobian()
+        assert self._jacobian_kernel is not None
+        return self._jacobian_kernel
+
+    def _some_params(self, params: Sequence[Parameter]) -> list[Parameter]:
+        chosen = list(params)
+        known = {id(p) for p in self.params}
+        for p in chosen:
+            if not isinstance(p, Parameter) or id(p) not in known:
+                label = getattr(p, "name", type(p).__name__)
+                raise ValueError(
+                    f"ResidualLoss {self.name!r}: jacobian(params=...) takes the term's own Parameters; "
+                    f"{label!r} is not one of {[q.name for q in self.params]}"
+                )
+        if not chosen or len({id(p) for p in chosen}) != len(chosen):
+            raise ValueError(
+                f"ResidualLoss {self.name!r}: jacobian(params=...) needs one or more distinct Parameters, "
+                f"got {[getattr(p, 'name', p) for p in chosen]}"
+            )
+        return chosen
+
+    def _partial_jacobian_kernel(self, params: Sequence[Parameter]) -> lowering.Kernel:
+        key = tuple(id(p) for p in params)
+        with self._jacobian_lock:
+            built = self._partial_kernels.get(key)
+            if built is None:
+                built = self._partial_kernels[key] = self._jacobian_of(list(params))
+        return built
 
 
 _predictors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -46,6 +46,41 @@ def test_the_jacobian_matches_central_differences_of_the_residuals():
         np.testing.assert_allclose((up - down) / 2e-6, jac[:, k], rtol=1e-6, atol=1e-9)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "c"])
+def test_a_jacobian_over_some_parameters_is_their_columns_and_reads_the_others_current_values(backend):
+    """jacobian(params=...) gives the chosen Parameters' columns of the full Jacobian, in the order
+    asked, for every term (a derivative term too); after the other weights change it follows
+    them (they are inputs of its kernel, not constants), and the residuals are the same."""
+    if backend == "c" and symgrad.pinn.fast_backend() != "c":
+        pytest.skip("no C compiler here")
+    net, terms = _fit_sine(backend)
+    params = net.trainable_params()
+    offsets = np.cumsum([0] + [int(np.prod(p.shape)) for p in params])
+    columns = {id(p): np.arange(offsets[i], offsets[i + 1]) for i, p in enumerate(params)}
+    rng = np.random.default_rng(4)
+    for chosen in ([params[-2], params[-1]], [params[-1], params[0]], [params[2]]):
+        picked = np.concatenate([columns[id(p)] for p in chosen])
+        for _ in range(2):
+            for term, points in terms:
+                r, jac = term.jacobian(*points)
+                r_some, jac_some = term.jacobian(*points, params=chosen)
+                np.testing.assert_array_equal(r_some, r)
+                np.testing.assert_allclose(jac_some, jac[:, picked], rtol=1e-13, atol=1e-15)
+            theta = flatten(params)  # move every weight: the partial kernels must follow
+            unflatten(params, theta + 0.1 * rng.standard_normal(theta.shape))
+
+
+def test_a_jacobian_over_some_parameters_refuses_others_and_repeats():
+    net, terms = _fit_sine()
+    (term, points), other = terms[0], MLP([1, 3, 1], seed=1)
+    with pytest.raises(ValueError, match="'fit': jacobian\\(params=...\\) takes the term's own Parameters"):
+        term.jacobian(*points, params=[other.trainable_params()[0]])
+    with pytest.raises(ValueError, match="needs one or more distinct Parameters"):
+        term.jacobian(*points, params=[net.trainable_params()[0]] * 2)
+    with pytest.raises(ValueError, match="needs one or more distinct Parameters"):
+        term.jacobian(*points, params=[])
+
+
 def test_levenberg_marquardt_goes_far_below_lbfgs_with_as_many_evaluations():
     net, terms = _fit_sine()
     result = levenberg_marquardt(terms, net, max_iterations=400, progress=False)
