@@ -33,8 +33,8 @@ def jacobian_seconds(losses) -> float | None:
     (prepared during Adam); None where one is not (timing it would wait on the compiler). The
     second of two calls is timed: the first pays once for its memory (fresh pages for the Jacobian
     and the threads' scratch): DeepXDE's Klein-Gordon on 3,605 rows, 0.34-0.40 s first, then
-    0.06-0.08 s a call; its Levenberg-Marquardt steps, estimated at 0.77-1.07 s from a first call,
-    took 0.42-0.53 s."""
+    0.06-0.08 s a call; its Levenberg-Marquardt steps, estimated at 0.77-1.17 s from a first call,
+    took 0.41-0.53 s."""
     inner = [(getattr(term, "term", term), points) for term, points in losses]
     if not all(getattr(term, "jacobian_ready", False) is True for term, _ in inner):
         return None
