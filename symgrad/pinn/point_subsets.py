@@ -10,7 +10,7 @@ iterations, loss 0.11-0.24 and relative error 1.7-1.9 (5 runs); on a tenth of th
 375-2,500 iterations, loss 4e-4-0.1 and error 0.17-2.0 (18 runs, 8 under DeepXDE's 0.94).
 
 Where a Levenberg-Marquardt step on every point is too slow but one on ``ROWS_PER_WEIGHT`` rows a
-weight is not (``levenberg_marquardt_share``), Adam and Levenberg-Marquardt train on that subset:
+weight is not (``levenberg_marquardt_subset``), Adam and Levenberg-Marquardt train on that subset:
 Gauss-Newton gains by its number of steps. The same Klein-Gordon example in 150 s on an idle VM:
 L-BFGS on every point, relative error 4.8e-2-6.5e-2 (seeds 1, 0); Levenberg-Marquardt on a tenth
 of the points, 239-241 steps, 4.0e-4 and 7.6e-5; on a fifth, 125 steps, 4.4e-2 (seed 0).
@@ -39,21 +39,22 @@ def subset_share(rows: int, weights: int, evaluations: float) -> float:
     return share if share <= LARGEST_SHARE else 1.0
 
 
-def levenberg_marquardt_share(
+def levenberg_marquardt_subset(
     losses: Sequence, params, remaining: float, min_steps: int, evaluation: float, largest: int
-) -> float:
-    """The share of the points Levenberg-Marquardt trains on where a step on every point does not
-    fit ``min_steps`` times in ``remaining``: the fewest points that keep ``ROWS_PER_WEIGHT``
-    residual rows a weight, where a step on those fits (estimated as ``use_levenberg_marquardt``
-    does, ``evaluation`` being one evaluation of every point); 1.0 where it does not, or where that
-    share is over ``LARGEST_SHARE``."""
+) -> tuple[float, list] | None:
+    """The share of the residual rows and the terms cut to it (``subset_terms``) that Levenberg-Marquardt
+    trains on where a step on every point does not fit ``min_steps`` times in ``remaining``: the
+    fewest points that keep ``ROWS_PER_WEIGHT`` residual rows a weight, where a step on those fits
+    (estimated as ``use_levenberg_marquardt`` does, ``evaluation`` being one evaluation of every
+    point); None where it does not, or where that share is over ``LARGEST_SHARE``."""
     rows, size = sizes(losses, params)
     share = ROWS_PER_WEIGHT * size / max(rows, 1)
     if share > LARGEST_SHARE:
-        return 1.0
+        return None
     cut = subset_terms(losses, share)
+    share = sizes(cut, params)[0] / rows  # as taken: small terms are kept whole
     fits = use_levenberg_marquardt(cut, params, remaining, min_steps, evaluation * share, [], False, largest)
-    return share if fits else 1.0
+    return (share, cut) if fits else None
 
 
 def point_count(points) -> int | None:
@@ -106,7 +107,7 @@ __all__ = [
     "LARGEST_SHARE",
     "ROWS_PER_WEIGHT",
     "SMALLEST_TERM",
-    "levenberg_marquardt_share",
+    "levenberg_marquardt_subset",
     "point_count",
     "subset_share",
     "subset_terms",

@@ -39,7 +39,7 @@ A user who is not an expert in PINN recipes gives the loss terms, the weights an
    ``EVERY_POINT_SHARE`` of the time: more steps where each is slow (DeepXDE's Klein-Gordon in
    30 s: loss 4e-4-0.1 where it was 0.11-0.24). Where a Levenberg-Marquardt step does not fit on
    every point but does on ``ROWS_PER_WEIGHT`` residual rows a weight, Adam and Levenberg-Marquardt
-   train on that random subset instead (``levenberg_marquardt_share``), and the stages after it
+   train on that random subset instead (``levenberg_marquardt_subset``), and the stages after it
    (new points, L-BFGS) start from it: Klein-Gordon in 150 s, 4.8e-2-6.5e-2 -> 7.6e-5-4.0e-4.
 6. Where L-BFGS trains (not Levenberg-Marquardt) and a term has an input named ``t`` whose points
    span an interval, L-BFGS first trains on growing time windows for ``MARCH_SHARE`` of its time
@@ -84,7 +84,7 @@ from symgrad.pinn.lm_choice import count_points, prepare_jacobians, sizes, use_l
 from symgrad.pinn.point_subsets import (
     EVALUATIONS,
     ROWS_PER_WEIGHT,
-    levenberg_marquardt_share,
+    levenberg_marquardt_subset,
     subset_share,
     subset_terms,
 )
@@ -184,11 +184,11 @@ def solve(
     ):
         prepare_jacobians(losses)  # Levenberg-Marquardt is likely: its kernels compile during Adam
     elif (
-        cut := levenberg_marquardt_share(own, params, likely, min_steps, evaluation, LARGEST_COMFORTABLE)
-    ) < 1:
+        cut := levenberg_marquardt_subset(own, params, likely, min_steps, evaluation, LARGEST_COMFORTABLE)
+    ) is not None:
         prepare_jacobians(losses)  # ... on a subset of the points: Adam trains on that subset too
-        losses = newton = subset_terms(own, cut)
-        share = cut
+        share, newton = cut
+        losses = newton
     else:
         if _observations_first(losses, params, left, seconds, progress, result) and balance:
             # the data now sit at their noise: rebalancing by gradient norms would raise their weight
@@ -217,7 +217,9 @@ def solve(
     gauss_newton = False  # Levenberg-Marquardt ran (it needs no time windows)
     newton_points = False  # ... and did not stall: it takes the new points too
     gap: Gap | None = None  # what stopped it where its points no longer represented a domain
-    if left() > 0 and _levenberg_marquardt_likely(own, newton, params, left(), min_steps, evaluation, result):
+    if left() > 0 and _levenberg_marquardt_likely(
+        own, newton, share, params, left(), min_steps, evaluation, result
+    ):
         if result.weights is not None:
             result.choices.append(
                 "Levenberg-Marquardt on the terms' own weights, not the balanced ones: balancing evens out "
@@ -269,18 +271,18 @@ def solve(
 
 
 def _levenberg_marquardt_likely(
-    own, newton, params, remaining: float, min_steps: int, evaluation, result
+    own, newton, share: float, params, remaining: float, min_steps: int, evaluation, result
 ) -> bool:
     """Whether Levenberg-Marquardt trains: on every point (``own``), or where it is a subset
-    (``newton``, chosen before Adam by ``levenberg_marquardt_share``: on every point a step did not
-    fit) on that subset; ``evaluation`` is one evaluation of every point. The choices say why."""
+    (``newton``, ``share`` of the points, chosen before Adam by ``levenberg_marquardt_subset``: on
+    every point a step did not fit) on that subset; ``evaluation`` is one evaluation of every
+    point. The choices say why."""
     largest = LARGEST_COMFORTABLE
     if newton is own:
         return use_levenberg_marquardt(
             own, params, remaining, min_steps, evaluation, result.choices, largest=largest
         )
     (rows, _), (every, _) = sizes(newton, params), sizes(own, params)
-    share = rows / max(every, 1)
     result.choices.append(
         f"Adam and then Levenberg-Marquardt (if its step fits) on a random {100 * share:.2g}% of the points ({rows} of "
         f"{every} residuals, {ROWS_PER_WEIGHT} a weight): on every point fewer than {min_steps} steps would fit, "

@@ -16,7 +16,7 @@ from symgrad.pinn.lm_choice import sizes
 from symgrad.pinn.point_subsets import (
     EVALUATIONS,
     ROWS_PER_WEIGHT,
-    levenberg_marquardt_share,
+    levenberg_marquardt_subset,
     subset_share,
     subset_terms,
 )
@@ -104,15 +104,21 @@ def test_few_points_for_the_weights_or_levenberg_marquardt_use_every_point(monke
 def test_levenberg_marquardt_takes_the_fewest_points_that_keep_two_rows_a_weight_where_its_step_fits():
     net, terms = decay_problem(4000)  # 4,001 rows, 37 weights
     rows, size = sizes(terms, parameters_of(net))
-    share = levenberg_marquardt_share(terms, parameters_of(net), 10.0, 40, 1.0, 3000)
-    assert share == pytest.approx(ROWS_PER_WEIGHT * size / rows)
-    cut_rows, _ = sizes(subset_terms(terms, share), parameters_of(net))
+    chosen = levenberg_marquardt_subset(terms, parameters_of(net), 10.0, 40, 1.0, 3000)
+    assert chosen is not None
+    share, cut = chosen
+    cut_rows, _ = sizes(cut, parameters_of(net))
+    assert share == cut_rows / rows  # the rows taken, the one-point term whole among them
     assert ROWS_PER_WEIGHT * size <= cut_rows <= ROWS_PER_WEIGHT * size + 2
+    expected = subset_terms(terms, ROWS_PER_WEIGHT * size / rows)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(cut, expected))
     # a step on the subset (1 s an evaluation of every point: about 0.02 s there) must fit 40 times
-    assert levenberg_marquardt_share(terms, parameters_of(net), 0.5, 40, 1.0, 3000) == 1.0
-    assert levenberg_marquardt_share(terms, parameters_of(net), 10.0, 40, 1.0, 10) == 1.0  # too many weights
+    assert levenberg_marquardt_subset(terms, parameters_of(net), 0.5, 40, 1.0, 3000) is None
+    assert (
+        levenberg_marquardt_subset(terms, parameters_of(net), 10.0, 40, 1.0, 10) is None
+    )  # too many weights
     small_net, few = decay_problem(64)  # two rows a weight is over half the points
-    assert levenberg_marquardt_share(few, parameters_of(small_net), 10.0, 40, 1.0, 3000) == 1.0
+    assert levenberg_marquardt_subset(few, parameters_of(small_net), 10.0, 40, 1.0, 3000) is None
 
 
 def test_levenberg_marquardt_on_a_subset_where_a_step_on_every_point_is_too_slow():
