@@ -303,10 +303,11 @@ class ResidualLoss:
         (some of the term's Parameters), the Jacobian's columns are theirs alone, in that order,
         the other weights read at their current values (its kernel is built once per choice)."""
         points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}", self.names)
-        if params is None:
-            chosen, built = self.params, self._full_jacobian_kernel()
+        chosen = self.params if params is None else self._some_params(params)
+        if [id(p) for p in chosen] == [id(p) for p in self.params]:  # every one, in order: the full kernel
+            built = self._full_jacobian_kernel()
         else:
-            chosen, built = self._some_params(params), self._partial_jacobian_kernel(params)
+            built = self._partial_jacobian_kernel(chosen)
         values = built(*points, *(p._value() for p in self.params))
         n = int(np.broadcast_shapes(*(np.shape(p) for p in points))[0]) if np.ndim(points[0]) else 1
         rows, blocks, k = [], [], 0
