@@ -215,14 +215,15 @@ class _Weighted:
     @property
     def jacobian(self) -> Callable | None:
         """The wrapped term's scaled residuals and Jacobian times sqrt(weight) (for
-        Levenberg-Marquardt), or None where the term has none."""
+        Levenberg-Marquardt; its keyword arguments, such as ``params``, passed on), or None where
+        the term has none."""
         inner = getattr(self.term, "jacobian", None)
         if not callable(inner):
             return None
         scale = math.sqrt(self.weight)
 
-        def weighted(*points):
-            r, jac = inner(*points)
+        def weighted(*points, **options):
+            r, jac = inner(*points, **options)
             return scale * r, scale * jac
 
         return weighted
