@@ -63,13 +63,13 @@ A user who is not an expert in PINN recipes gives the loss terms, the weights an
    there the stage cost DeepXDE's Lorenz and elliptic inverse problems 3x-4x in error at 30 s.
 
 9. Where L-BFGS trains, every residual is affine in the output layer (the last two Parameters;
-   a linear equation with linear conditions), and that layer is wide (the residual rows at most
-   ``WIDE_LAYER_ROWS`` times its weights), L-BFGS minimises the loss over the hidden weights with
-   the output layer solved by linear least squares at every evaluation (``output_layer``:
-   variable projection), if a trial of ``TRIAL_SHARE`` of its time each way from the same weights
-   finds it lower (once a ``solve``). DeepXDE's Helmholtz with a hole (351 output weights, 705
-   rows) at 60 s: error 1.24 (L-BFGS on the plateau of u = 0) -> 1.6e-6-6e-6. Not where the
-   layer is narrow: PINNacle's problems on [32, 32, 32] (33 output weights, 5,120-6,144 rows) at
+   a linear equation with linear conditions), and that layer is wide (at least ``WIDE_LAYER``
+   weights), L-BFGS minimises the loss over the hidden weights with the output layer solved by
+   linear least squares at every evaluation (``output_layer``: variable projection), if a trial
+   of ``TRIAL_SHARE`` of its time each way from the same weights finds it lower (once a
+   ``solve``). DeepXDE's Helmholtz with a hole (351 output weights, 705 rows) at 60 s: error 1.24
+   (L-BFGS on the plateau of u = 0) -> 1.6e-6-6e-6; with 4x and 16x its points (2,820 and 11,280
+   rows) 9.1e-7 in 37 s and 1.1e-6 in 88 s. Not where the layer is narrow: PINNacle's problems on [32, 32, 32] (33 output weights, 5,120-6,144 rows) at
    120 s, projected in L-BFGS after a stalled Levenberg-Marquardt (one run each without): Poisson
    2d-C 9.6e-3 -> 0.56-0.74, Wave 1d-C 0.24 -> 0.31-0.33, Heat 2d-MS 0.21 -> 0.19-0.60 (two or
    three runs, one of each after a trial that chose the projection; in a third Poisson run the
@@ -122,7 +122,7 @@ STALL_GAIN = 0.3  # ... to this share of its first, or L-BFGS takes the rest (a 
 LAG_SHARE = 0.1  # after a stall, a term whose loss is this share of its start or more lags ...
 LAG_CAP = 1000.0  # ... and the terms are weighted by their loss ratios, up to this factor
 PROJECT = True  # L-BFGS with the output layer solved by least squares where the residuals are affine in it
-WIDE_LAYER_ROWS = 4  # ... where the residual rows are at most this many times the layer's weights
+WIDE_LAYER = 128  # ... where the layer holds at least this many weights
 TRIAL_SHARE = 0.1  # ... and it wins a trial of this share of L-BFGS's time each way
 
 
@@ -533,12 +533,12 @@ def _lbfgs_until(
 def _projection(losses, params, seconds: float, progress, result: Solution):
     """``(terms, params, solver, trial)`` for L-BFGS: the loss projected onto the hidden weights
     (with its ``Projected`` solver) where every residual is affine in the output layer, the layer
-    is wide (``WIDE_LAYER_ROWS``) and, the first time in this ``solve``, a trial of ``TRIAL_SHARE``
+    is wide (``WIDE_LAYER``) and, the first time in this ``solve``, a trial of ``TRIAL_SHARE``
     of ``seconds`` each way from the same weights found it lower; else the terms as given and None.
     ``trial`` is that trial where it ran here (the weights are at its winner's end), else None."""
     if seconds <= 0:  # no time for L-BFGS
         return losses, params, None, None
-    wide = sizes(losses, params)[0] <= WIDE_LAYER_ROWS * sizes(losses, params[-2:])[1]
+    wide = sizes(losses, params[-2:])[1] >= WIDE_LAYER
     layer = (
         affine_output_layer(losses, params) if PROJECT and wide and result.projected is not False else None
     )

@@ -26,14 +26,14 @@ from symgrad.pinn.training import NonFiniteLoss
 solve_module = importlib.import_module("symgrad.pinn.solve")
 
 
-def poisson(seed: int = 0, weight: float = 1.0, points: int = 24):
+def poisson(seed: int = 0, weight: float = 1.0):
     """-u'' = pi^2 sin(pi x) on [0, 1], u(0) = u(1) = 0: every residual affine in the output layer."""
     net = MLP([1, 8, 8, 1], "tanh", seed=seed)
     pde = ResidualLoss(
         lambda x: -laplacian(net, (0,))(x) - np.pi**2 * np.sin(np.pi * x), ("x",), net, backend="numpy"
     )
     ends = ResidualLoss(lambda x: net(x), ("x",), net, backend="numpy", weight=weight)
-    return net, [(pde, [np.linspace(0, 1, points)]), (ends, [np.array([0.0, 1.0])])]
+    return net, [(pde, [np.linspace(0, 1, 24)]), (ends, [np.array([0.0, 1.0])])]
 
 
 def burgers_like(seed: int = 0):
@@ -151,6 +151,7 @@ def test_a_race_leaves_the_weights_where_the_lower_loss_was_reached_and_says_so(
 
 def test_solve_projects_where_it_trains_by_lbfgs_and_the_trial_finds_it_lower(monkeypatch):
     monkeypatch.setattr(solve_module, "LARGEST_COMFORTABLE", 10)  # L-BFGS, not Levenberg-Marquardt
+    monkeypatch.setattr(solve_module, "WIDE_LAYER", 9)  # the test network's output layer is wide enough
     monkeypatch.setattr(solve_module, "resampleable", lambda terms: [])  # no new points: the same loss
     net, terms = poisson()
     result = solve(terms, net, seconds=3)
@@ -172,6 +173,7 @@ def test_solve_trains_every_weight_where_the_trial_finds_the_projection_no_lower
         return Trial(False, 2.0, 1.0, [12345.0], 0.0, 9)
 
     monkeypatch.setattr(solve_module, "race", losing)
+    monkeypatch.setattr(solve_module, "WIDE_LAYER", 9)
     projected = []
     monkeypatch.setattr(Projected, "solve_layer", lambda self: projected.append(1) or 0.0)
     net, terms = poisson()
@@ -186,14 +188,16 @@ def test_solve_trains_every_weight_where_the_trial_finds_the_projection_no_lower
 
 def test_solve_does_not_project_a_nonlinear_problem(monkeypatch):
     monkeypatch.setattr(solve_module, "LARGEST_COMFORTABLE", 4)
+    monkeypatch.setattr(solve_module, "WIDE_LAYER", 1)  # wide enough: the residual's form decides
     net, terms = burgers_like()
     result = solve(terms, net, seconds=1)
     assert not any("least squares" in c for c in result.choices) and result.projected is None, result
 
 
-def test_solve_does_not_project_an_output_layer_narrow_for_the_residual_rows(monkeypatch):
+def test_solve_does_not_project_a_narrow_output_layer(monkeypatch):
     monkeypatch.setattr(solve_module, "LARGEST_COMFORTABLE", 10)
-    net, terms = poisson(points=64)  # 66 rows > 4 x 9 output weights
+    monkeypatch.setattr(solve_module, "WIDE_LAYER", 10)
+    net, terms = poisson()  # 9 output weights
     result = solve(terms, net, seconds=1)
     assert result.projected is None and not any("least squares" in c for c in result.choices), result
 
@@ -202,6 +206,7 @@ def test_solve_does_not_project_an_output_layer_narrow_for_the_residual_rows(mon
 def test_solve_projects_only_while_project_is_set(monkeypatch, flag):
     monkeypatch.setattr(solve_module, "LARGEST_COMFORTABLE", 10)
     monkeypatch.setattr(solve_module, "PROJECT", flag)
+    monkeypatch.setattr(solve_module, "WIDE_LAYER", 9)
     net, terms = poisson()
     result = solve(terms, net, seconds=1)
     assert any("least squares" in c for c in result.choices) is flag
