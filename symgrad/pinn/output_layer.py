@@ -23,7 +23,7 @@ import numpy as np
 from symgrad.parameter import Parameter, flatten, unflatten
 from symgrad.pinn.alignment import term_parameters
 from symgrad.pinn.lbfgs import lbfgs
-from symgrad.pinn.training import term_names, term_values, total_loss
+from symgrad.pinn.training import loss_value, term_names, term_values, total_loss
 
 RIDGE = 1e-12  # the least-squares ridge, as a share of the mean squared singular value
 AFFINE_TOLERANCE = 1e-7  # the third difference of the loss along a line, relative to the loss there
@@ -47,7 +47,7 @@ def affine_output_layer(losses, params: Sequence[Parameter], seed: int = 0) -> l
     try:
         for t in range(4):
             unflatten(layer, start + t * direction)
-            values.append(sum(term(*points)[0] for term, points in losses))
+            values.append(loss_value(losses))
     finally:
         unflatten(layer, start)
     third = values[3] - 3 * values[2] + 3 * values[1] - values[0]
@@ -136,13 +136,13 @@ def race(
     loss was reached and say which."""
     start = flatten(params).copy()
     plain = lbfgs(losses, params, max_iterations=10**9, max_seconds=seconds, progress=progress)
-    plain_end, without = flatten(params).copy(), sum(term(*points)[0] for term, points in losses)
+    plain_end, without = flatten(params).copy(), loss_value(losses)
     unflatten(params, start)
     projected = lbfgs(
         [(solver, ())], solver.params, max_iterations=10**9, max_seconds=seconds, progress=progress
     )
     solver.solve_layer()
-    with_layer = sum(term(*points)[0] for term, points in losses)
+    with_layer = loss_value(losses)
     wins = with_layer < without
     if not wins:
         unflatten(params, plain_end)

@@ -104,7 +104,7 @@ from symgrad.pinn.point_subsets import (
 )
 from symgrad.pinn.resampling import resampleable, resampled
 from symgrad.pinn.time_windows import time_span, window_ends, windowed
-from symgrad.pinn.training import gradient_norm, norm_weights, train, weighted_terms
+from symgrad.pinn.training import gradient_norm, loss_value, norm_weights, train, weighted_terms
 
 WARMUP_LONGEST = 0.4  # the largest share of the time Adam takes while kernels compile
 EVERY_POINT_SHARE = 0.2  # after training on a subset of the points, L-BFGS's share on every point
@@ -503,7 +503,7 @@ def _lbfgs_until(
         lowered = bool(done.history) and done.history[-1] < done.history[0] * (1 - RESTART_GAIN)
         if solver is not None and done.history:  # the last evaluation may have been a line search's:
             solver.solve_layer()  # the iterate's layer, and its loss without the ridge's term
-            done.history[-1] = sum(term(*points)[0] for term, points in losses)
+            done.history[-1] = loss_value(losses)
         history += done.history
         seconds += done.seconds
         if gap is not None and gap.fired:

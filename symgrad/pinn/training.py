@@ -187,6 +187,11 @@ def total_loss(
     return total, grads
 
 
+def loss_value(losses: Sequence[tuple[Callable, Sequence[np.ndarray]]]) -> float:
+    """The sum of the loss terms, each called on its points (their gradients unused)."""
+    return sum(float(term(*points)[0]) for term, points in losses)
+
+
 class _Weighted:
     """A loss term times a fixed weight (its value, gradient and component losses)."""
 
