@@ -33,7 +33,9 @@ unknowns. Departures from the examples, also listed in ``Problem.note``:
   (``SpatioTemporalFourierMLP``, checked against DeepXDE's TensorFlow STMsFFN to 1e-12), both after
   the example's input scaling. DeepXDE keeps its 5 / initial-loss weights, schedule and per-step
   resampling (with its default Hammersley points that redraws the same domain and initial points:
-  908 of 1080 unchanged); symgrad weights 1 (``solve`` balances terms itself where they differ).
+  908 of 1080 unchanged); symgrad weights 1 (``solve`` balances terms itself where they differ) and
+  gives the equation's term its domain (``solve`` draws new points by residual once the residual
+  between the points is far above that at them).
 - Poisson_Lshape: DeepXDE has no exact solution (it plots against a stored FEM field); the reference
   here is a 5-point finite-difference solve on a 513 x 513 grid with Richardson extrapolation from
   257 x 257 (about 1e-4 relative L2 from the exact field, by the two grids' difference).

@@ -6,7 +6,10 @@ DeepXDE's examples/pinn_forward/diffusion_reaction.py written with symgrad.pinn:
 network ([2, 30 x 6, 1], tanh, Glorot uniform) inside its output transform
 u = t (pi^2 - x^2) N(x, t) + sum_k sin(k x) / k (``hard_constraint``: the equation is the only
 term), its 320 points, trained by ``solve``.
-Departure from the example: scrambled Halton points (DeepXDE: Hammersley).
+Departures from the example: the equation's term carries its domain, so ``solve`` draws new points
+there by residual once the loss has converged or the points no longer represent the domain (150 s,
+seeds 0 / 1: error 1.7e-7 / 2.4e-7 with it, 5.9e-7 / 3.4e-7 without); scrambled Halton points
+(DeepXDE: Hammersley).
 
     python tutorials/gallery/diffusion_reaction.py [seconds]   # default 60
 """
@@ -35,7 +38,8 @@ def test_points():
 
 
 def build(seed=0):
-    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs), the weights to train,
+    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs; the equation's with its
+    domain, where ``solve`` draws new points by residual), the weights to train,
     the solution as a function of (x, t), and the unknowns' values (None: a forward problem)."""
     domain = SpaceTime(Interval(-np.pi, np.pi), 0, 1)
     net = MLP([2, 30, 30, 30, 30, 30, 30, 1], "tanh", "glorot_uniform", seed=seed)
@@ -48,7 +52,7 @@ def build(seed=0):
         return grad(u, 1)(x, t) - grad(grad(u, 0), 0)(x, t) - ops.exp(-t) * source
 
     return (
-        [(ResidualLoss(pde, ("x", "t"), net, name="pde"), domain.interior(320, "halton", seed))],
+        [(ResidualLoss(pde, ("x", "t"), net, name="pde"), domain.interior(320, "halton", seed), domain)],
         net,
         u,
         None,

@@ -7,7 +7,9 @@ DeepXDE's examples/pinn_forward/Laplace_disk.py written with symgrad.pinn: the e
 (r sin theta, r cos theta), so u is periodic in theta), its 2540 points inside and 80 on the
 rectangle's boundary (the equation at all of them, the condition at those on r = 1), trained by
 ``solve``.
-Departure from the example: scrambled Halton points (DeepXDE: Hammersley).
+Departures from the example: the equation's term carries its domain, so ``solve`` may draw new
+points there by residual (at 150 s it converges on the given ones and draws none); scrambled
+Halton points (DeepXDE: Hammersley).
 
     python tutorials/gallery/laplace_disk.py [seconds]   # default 60
 """
@@ -34,7 +36,8 @@ def test_points():
 
 
 def build(seed=0):
-    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs), the weights to train,
+    """(terms, params, u, unknowns): the loss terms ((loss, points) pairs; the equation's with its
+    domain, where ``solve`` draws new points by residual), the weights to train,
     the solution as a function of (r, theta), and the unknowns' values (None: a forward problem)."""
     polar = Rectangle((0, 0), (1, 2 * np.pi))
     net = MLP([2, 20, 20, 20, 1], "tanh", "glorot_normal", seed=seed)
@@ -53,6 +56,7 @@ def build(seed=0):
         (
             ResidualLoss(pde, ("r", "theta"), net, name="pde"),
             np.hstack([polar.interior(2540, "halton", seed), walls]),
+            polar,
         ),
         (dirichlet(u, polar, lambda r, theta: ops.cos(theta), inputs=("r", "theta")).loss(net), rim),
     ]
