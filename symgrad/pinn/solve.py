@@ -128,7 +128,7 @@ WIDE_LAYER = 128  # ... where the layer holds at least this many weights
 # units or near its end (the Helmholtz hole at 150 s, seed 0: stopped at loss 6.4e-11, error 2.1e-6,
 # with 107 s left; without it, 4.8e-13 and 2.0e-7), so solve's L-BFGS has none; the ftol test's
 # absolute floor below a loss of 1 remains (solve restarts a run that stopped while still gaining)
-UNITLESS = {"gtol": 0.0}
+GTOL = 0.0  # L-BFGS's gradient test, off (see above)
 TRIAL_SHARE = 0.1  # ... and it wins a trial of this share of L-BFGS's time each way
 
 
@@ -506,7 +506,13 @@ def _lbfgs_until(
         history, seconds = list(trial.history), trial.seconds
     while left() > rest:
         done = lbfgs(
-            terms, hidden, max_iterations=10**9, max_seconds=left(), progress=progress, callback=gap, **UNITLESS
+            terms,
+            hidden,
+            max_iterations=10**9,
+            max_seconds=left(),
+            progress=progress,
+            callback=gap,
+            gtol=GTOL,
         )
         lowered = bool(done.history) and done.history[-1] < done.history[0] * (1 - RESTART_GAIN)
         if solver is not None and done.history:  # the last evaluation may have been a line search's:
