@@ -116,7 +116,7 @@ def test_main_solves_and_prints_a_finite_error(path, monkeypatch):
 WITHOUT_DOMAIN = {
     "diffusion_1d_inverse.py": "its equation's points include the observations' (DeepXDE's anchors)",
     # 150 s, seeds 0 / 1 (bench/RESULTS.md, stop 60): 2.1e-6 / 2.4e-6 without, 3.8e-6 / 7.6e-6 with
-    "helmholtz_neumann_2d_hole.py": "new points drawn before L-BFGS converged slowed it: 2-3x the error",
+    "helmholtz_neumann_2d_hole.py": "draws of new points after L-BFGS stopped left 2-3x the error",
 }
 
 
