@@ -123,12 +123,6 @@ LAG_SHARE = 0.1  # after a stall, a term whose loss is this share of its start o
 LAG_CAP = 1000.0  # ... and the terms are weighted by their loss ratios, up to this factor
 PROJECT = True  # L-BFGS with the output layer solved by least squares where the residuals are affine in it
 WIDE_LAYER = 128  # ... where the layer holds at least this many weights
-# SciPy's L-BFGS-B stops on absolute tests: the largest gradient entry below gtol (1e-9), or a step
-# lowering the loss by less than ftol * max(loss, 1). The gradient test fired early on a loss in small
-# units or near its end (the Helmholtz hole at 150 s, seed 0: stopped at loss 6.4e-11, error 2.1e-6,
-# with 107 s left; without it, 4.8e-13 and 2.0e-7), so solve's L-BFGS has none; the ftol test's
-# absolute floor below a loss of 1 remains (solve restarts a run that stopped while still gaining)
-GTOL = 0.0  # L-BFGS's gradient test, off (see above)
 TRIAL_SHARE = 0.1  # ... and it wins a trial of this share of L-BFGS's time each way
 
 
@@ -505,15 +499,7 @@ def _lbfgs_until(
     if trial is not None:  # the trial's winning run is this stage's start
         history, seconds = list(trial.history), trial.seconds
     while left() > rest:
-        done = lbfgs(
-            terms,
-            hidden,
-            max_iterations=10**9,
-            max_seconds=left(),
-            progress=progress,
-            callback=gap,
-            gtol=GTOL,
-        )
+        done = lbfgs(terms, hidden, max_iterations=10**9, max_seconds=left(), progress=progress, callback=gap)
         lowered = bool(done.history) and done.history[-1] < done.history[0] * (1 - RESTART_GAIN)
         if solver is not None and done.history:  # the last evaluation may have been a line search's:
             solver.solve_layer()  # the iterate's layer, and its loss without the ridge's term

@@ -292,20 +292,3 @@ def test_a_failed_background_build_warns_unless_the_program_is_ending(monkeypatc
             "staying on NumPy"
         ]
     )
-
-
-def test_lbfgs_in_solve_does_not_stop_on_the_gradient_test_in_small_units(monkeypatch):
-    """SciPy's gradient test is absolute (pgtol 1e-9 on the largest entry): the decay problem's loss
-    in units of 1e-10 stopped L-BFGS after one step (error 0.94), and a tiny loss stopped it early
-    (DeepXDE's Helmholtz with a hole at 150 s: loss 6.4e-11, error 2.1e-6 with 107 s left; 4.8e-13
-    and 2.0e-7 without the test). The ftol test's absolute floor below a loss of 1 remains: here
-    about 4e-3, where the problem in its own units reaches 1e-4 (the restarts test above)."""
-    monkeypatch.setattr(solve_module, "LARGEST_COMFORTABLE", 10)
-    monkeypatch.setattr(solve_module, "MARCH_SHARE", 0)  # no time windows
-    monkeypatch.setattr(importlib.import_module("symgrad.pinn.resampling"), "SPREAD", 10**9)  # no new points
-    net, terms = decay_problem(weight=1e-10, scale=1e-5)
-    result = solve(terms, net, seconds=4)
-    assert [stage[0] for stage in result.stages] == ["Adam", "L-BFGS"], result
-    assert result.stages[1][1] > 100, result  # L-BFGS's steps
-    t = np.linspace(0, 2, 40)
-    assert np.abs(predict(net, [t]) - np.exp(-t)).max() < 2e-2, result

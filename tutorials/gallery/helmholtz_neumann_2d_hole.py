@@ -10,7 +10,7 @@ Departures from the example: the test grid is the example's 100 x 100 grid less 
 hole; scrambled Halton points (DeepXDE: Hammersley). The equation's term is given without its
 domain: with it, once L-BFGS stopped, ``solve`` spent the rest on 19 draws of new points with a
 few steps each and ended at 2-3x the error (150 s, seeds 0 / 1: 3.8e-6 / 7.6e-6 against 2.1e-6 /
-2.4e-6, measured while SciPy's gradient test still stopped L-BFGS early).
+2.4e-6).
 
     python tutorials/gallery/helmholtz_neumann_2d_hole.py [seconds]   # default 60
 """
