@@ -69,11 +69,11 @@ A user who is not an expert in PINN recipes gives the loss terms, the weights an
    of ``TRIAL_SHARE`` of its time each way from the same weights finds it lower (once a
    ``solve``). DeepXDE's Helmholtz with a hole (351 output weights, 705 rows) at 60 s: error 1.24
    (L-BFGS on the plateau of u = 0) -> 1.6e-6-6e-6; with 4x and 16x its points (2,820 and 11,280
-   rows) 9.1e-7 in 37 s and 1.1e-6 in 88 s. Not where the layer is narrow: PINNacle's problems on [32, 32, 32] (33 output weights, 5,120-6,144 rows) at
-   120 s, projected in L-BFGS after a stalled Levenberg-Marquardt (one run each without): Poisson
-   2d-C 9.6e-3 -> 0.56-0.74, Wave 1d-C 0.24 -> 0.31-0.33, Heat 2d-MS 0.21 -> 0.19-0.60 (two or
-   three runs, one of each after a trial that chose the projection; in a third Poisson run the
-   trial chose against it: 1.8e-2).
+   rows) 9.1e-7 in 37 s and 1.1e-6 in 88 s. Not where the layer is narrow: PINNacle's problems
+   on [32, 32, 32] (33 output weights, 5,120-6,144 rows) at 120 s, projected in L-BFGS after a
+   stalled Levenberg-Marquardt (one run each without): Poisson 2d-C 9.6e-3 -> 0.56-0.74, Wave
+   1d-C 0.24 -> 0.31-0.33, Heat 2d-MS 0.21 -> 0.19-0.60 (two or three runs, one of each after a
+   trial that chose the projection; in a third Poisson run the trial chose against it: 1.8e-2).
 
 Every optimizer ends within ``seconds`` (each checks the clock inside its iterations).
 """
