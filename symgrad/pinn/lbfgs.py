@@ -129,7 +129,7 @@ def lbfgs(
                 options={**options, "maxcor": history_size},
             )
         final, success = done.x, bool(done.success)
-        stopped = stopped or str(done.message)
+        stopped = stopped or _said(str(done.message))
     except _Stop:  # the weights and the last loss recorded are the last iterate's, not a trial's
         final = last_iterate
         result.history.append(iterate_loss if iterate_loss is not None else result.history[0])
@@ -143,6 +143,14 @@ def lbfgs(
     result.message, result.success = stopped, success
     result.seconds = clock.seconds()
     return result
+
+
+def _said(message: str) -> str:
+    """SciPy's stopping message, with the words newer SciPy leaves out (1.15+: ``"ABNORMAL: "``;
+    before: ``"ABNORMAL_TERMINATION_IN_LNSRCH"``)."""
+    if message.strip() in ("ABNORMAL:", "ABNORMAL", "ABNORMAL_TERMINATION_IN_LNSRCH"):
+        return "ABNORMAL: the line search found no lower loss along L-BFGS's direction"
+    return message
 
 
 __all__ = ["LbfgsResult", "flatten", "lbfgs", "unflatten"]

@@ -295,3 +295,14 @@ def test_lbfgs_ends_inside_an_iteration_at_max_seconds_with_the_last_iterate():
     assert time.perf_counter() - begun < 1.1 + 0.15  # at most the one evaluation under way
     assert "max_seconds=1.0" in result.message
     assert slow(())[0] == pytest.approx(result.history[-1], rel=1e-12)
+
+
+def test_lbfgs_says_why_the_line_search_ended_it():
+    """SciPy 1.15+ ends a run whose line search finds no lower loss with the bare "ABNORMAL: ";
+    lbfgs says what that means (a fit of 12 points by 25 weights, down to rounding errors)."""
+    net = MLP([2, 6, 1], seed=0)
+    term = ResidualLoss(lambda x, y: net(x, y) - x * y, ("x", "y"), net, backend="numpy")
+    points = np.random.default_rng(0).uniform(-1, 1, (2, 12))
+    done = lbfgs([(term, points)], net, 10**6, ftol=0.0, gtol=0.0, max_seconds=30, progress=False)
+    assert done.history[-1] < 1e-20, done.history[-1]
+    assert done.message == "ABNORMAL: the line search found no lower loss along L-BFGS's direction"
