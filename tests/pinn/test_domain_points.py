@@ -10,8 +10,9 @@ import importlib
 import numpy as np
 import pytest
 
-from symgrad.pinn import MLP, Box, Interval, Polygon, ResidualLoss, SpaceTime, solve
+from symgrad.pinn import Box, Interval, Polygon, ResidualLoss, SpaceTime, solve
 from symgrad.pinn.domain_points import CANDIDATES, Gap, split_domains, with_domain_points
+from tests.pinn.helpers import xy_fit
 
 solve_module = importlib.import_module("symgrad.pinn.solve")
 LSHAPE = Polygon([[-1, -1], [1, -1], [1, 0], [0, 0], [0, 1], [-1, 1]])
@@ -33,8 +34,7 @@ class Planted:
 def fit_problem(seed: int = 0):
     """u(x, y) = x y on an L-shape by a small network, on 12 points: Levenberg-Marquardt fits them
     exactly long before the time is up."""
-    net = MLP([2, 6, 1], seed=seed)
-    term = ResidualLoss(lambda x, y: net(x, y) - x * y, ("x", "y"), net, backend="numpy", name="fit")
+    net, term = xy_fit(seed)
     points = LSHAPE.interior(12, "halton", seed)
     term(*points)  # the kernel built before the clock starts
     return net, term, points

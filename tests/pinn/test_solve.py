@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from symgrad.pinn import MLP, ResidualLoss, TimeDomain, grad, initial, predict, solve
+from tests.pinn.helpers import xy_fit
 
 solve_module = importlib.import_module("symgrad.pinn.solve")
 lm_choice = importlib.import_module("symgrad.pinn.lm_choice")
@@ -252,8 +253,7 @@ def test_lbfgs_restarts_are_one_stage_and_stop_once_they_gain_nothing(monkeypatc
     monkeypatch.setattr(solve_module, "LARGEST_COMFORTABLE", 10)
     monkeypatch.setattr(solve_module, "MARCH_SHARE", 0)  # no time windows
     monkeypatch.setattr(importlib.import_module("symgrad.pinn.resampling"), "SPREAD", 10**9)  # no new points
-    net = MLP([2, 6, 1], seed=0)
-    term = ResidualLoss(lambda x, y: net(x, y) - x * y, ("x", "y"), net, backend="numpy", name="fit")
+    net, term = xy_fit()
     points = np.random.default_rng(0).uniform(-1, 1, (2, 12))
     term(*points)  # the kernel built before the clock starts
     result = solve([(term, points)], net, seconds=6)

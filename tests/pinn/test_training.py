@@ -21,6 +21,7 @@ from symgrad.pinn import (
     save_checkpoint,
     train,
 )
+from tests.pinn.helpers import xy_fit
 
 HAS_SCIPY = importlib.util.find_spec("scipy") is not None
 
@@ -300,8 +301,7 @@ def test_lbfgs_ends_inside_an_iteration_at_max_seconds_with_the_last_iterate():
 def test_lbfgs_says_why_the_line_search_ended_it():
     """SciPy 1.15+ ends a run whose line search finds no lower loss with the bare "ABNORMAL: ";
     lbfgs says what that means (a fit of 12 points by 25 weights, down to rounding errors)."""
-    net = MLP([2, 6, 1], seed=0)
-    term = ResidualLoss(lambda x, y: net(x, y) - x * y, ("x", "y"), net, backend="numpy")
+    net, term = xy_fit()
     points = np.random.default_rng(0).uniform(-1, 1, (2, 12))
     done = lbfgs([(term, points)], net, 10**6, ftol=0.0, gtol=0.0, max_seconds=30, progress=False)
     assert done.history[-1] < 1e-20, done.history[-1]
