@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from symgrad.pinn import MLP, ResidualLoss, TimeDomain, grad, initial, predict, solve
 from tests.pinn.helpers import xy_fit
@@ -312,3 +314,40 @@ def test_lbfgs_in_solve_converges_alike_in_any_units_of_the_loss(monkeypatch, we
     assert result.stages[1][1] > 100, result  # L-BFGS's steps
     t = np.linspace(0, 2, 40)
     assert np.abs(predict(net, [t]) - np.exp(-t)).max() < 1e-4, result
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.floats(1e-3, 1e6), min_size=2, max_size=6).flatmap(
+        lambda w: st.tuples(st.just(w), st.lists(st.floats(1e-3, 1e3), min_size=len(w), max_size=len(w)))
+    )
+)
+def test_balanced_weights_kept_for_lbfgs_spread_at_most_spread_growth_times_the_start(pair):
+    """Whatever Adam's balancing left, the weights L-BFGS keeps spread at most SPREAD_GROWTH times
+    the start's (a met term's weight grows without bound); the least weight and every weight under
+    the bound are unchanged, and a choice says where any was held."""
+    weights, start = pair
+    choices: list[str] = []
+    kept = solve_module.bounded_spread(weights, start, choices)
+    bound = solve_module.SPREAD_GROWTH * max(start) / min(start)
+    assert max(kept) / min(kept) <= bound * (1 + 1e-12)
+    assert min(kept) == min(weights) and all(k <= w for k, w in zip(kept, weights))
+    limit = bound * min(weights)
+    assert [k for k, w in zip(kept, weights) if w <= limit] == [w for w in weights if w <= limit]
+    assert bool(choices) == (max(weights) > limit)
+
+
+def test_lbfgs_after_balanced_adam_keeps_the_bounded_weights(monkeypatch):
+    """The decay problem with its equation scaled down 100x is balanced during Adam (its terms'
+    gradient norms 7e4 apart, Adam's weights 7e3 apart after 3 s); with SPREAD_GROWTH set to 1e-3,
+    so that the bound must act, the weights L-BFGS minimises with are held to 70x apart and say so."""
+    monkeypatch.setattr(solve_module, "LARGEST_COMFORTABLE", 10)
+    monkeypatch.setattr(solve_module, "SPREAD_GROWTH", 1e-3)
+    net, terms = decay_problem(scale=1e-2)
+    norms = [float(np.linalg.norm(np.concatenate([np.ravel(g) for g in t(*p)[1]]))) for t, p in terms]
+    result = solve(terms, net, seconds=3)
+    assert any(c.startswith("balance the terms by gradient norms") for c in result.choices), result
+    assert any(c.startswith("the balanced weights spread") for c in result.choices), result
+    assert result.weights is not None
+    spread = max(result.weights) / min(result.weights)
+    assert spread == pytest.approx(1e-3 * max(norms) / min(norms), rel=1e-9), (result.weights, norms)
