@@ -36,6 +36,12 @@ unknowns. Departures from the examples, also listed in ``Problem.note``:
   908 of 1080 unchanged); symgrad weights 1 (``solve`` balances terms itself where they differ) and
   gives the equation's term its domain (``solve`` draws new points by residual once the residual
   between the points is far above that at them).
+- Poisson_multiscale_1d: DeepXDE 1.15's PyTorch backend has no MsFFN (the example's network, sigmas
+  1 and 10): DeepXDE runs an FNN of the same sizes, symgrad the example's network
+  (``MultiScaleFourierMLP``); DeepXDE keeps its per-step redrawing of its random points.
+- Kovasznay_flow, Beltrami_flow: the test sets are a 101 x 101 grid (DeepXDE: 100,000 random
+  points) and the example's 10 x 10 x 10 grid at t = 0 and t = 1; Beltrami's error is the
+  velocity's, as the example reports it (no condition fixes the pressure's constant).
 - Poisson_Lshape: DeepXDE has no exact solution (it plots against a stored FEM field); the reference
   here is a 5-point finite-difference solve on a 513 x 513 grid with Richardson extrapolation from
   257 x 257 (about 1e-4 relative L2 from the exact field, by the two grids' difference).
@@ -56,10 +62,12 @@ from gallery_cases.common import DeepXDE, Problem, Symgrad, script, symgrad_side
 from gallery_cases.elliptic_2d import (
     helmholtz_dirichlet_2d_deepxde,
     helmholtz_neumann_2d_hole_deepxde,
+    kovasznay_flow_deepxde,
     laplace_disk_deepxde,
     poisson_lshape_deepxde,
 )
 from gallery_cases.inverse import (
+    brinkman_forchheimer_deepxde,
     diffusion_1d_inverse_deepxde,
     elliptic_inverse_field_deepxde,
     lorenz_inverse_deepxde,
@@ -68,11 +76,13 @@ from gallery_cases.odes import euler_beam_deepxde, lotka_volterra_deepxde, ode_2
 from gallery_cases.poisson_1d import (
     poisson_dirichlet_1d_deepxde,
     poisson_exact_bc_deepxde,
+    poisson_multiscale_1d_deepxde,
     poisson_neumann_1d_deepxde,
     poisson_periodic_1d_deepxde,
     poisson_robin_1d_deepxde,
 )
 from gallery_cases.time_dependent import (
+    beltrami_flow_deepxde,
     burgers_deepxde,
     diffusion_1d_deepxde,
     diffusion_1d_exact_bc_deepxde,
@@ -103,6 +113,11 @@ PROBLEMS: dict[str, Problem] = {
     "Poisson_Neumann_1d": problem("poisson_neumann_1d", poisson_neumann_1d_deepxde),
     "Poisson_Robin_1d": problem("poisson_robin_1d", poisson_robin_1d_deepxde),
     "Poisson_periodic_1d": problem("poisson_periodic_1d", poisson_periodic_1d_deepxde),
+    "Poisson_multiscale_1d": problem(
+        "poisson_multiscale_1d",
+        poisson_multiscale_1d_deepxde,
+        "symgrad: the example's MsFFN (MultiScaleFourierMLP); DeepXDE's PyTorch backend has none: FNN [1, 100, 100, 100, 1]",
+    ),
     "Poisson_Lshape": problem(
         "poisson_lshape",
         poisson_lshape_deepxde,
@@ -115,6 +130,11 @@ PROBLEMS: dict[str, Problem] = {
         helmholtz_neumann_2d_hole_deepxde,
         "test grid: the example's, less the points in the hole",
     ),
+    "Kovasznay_flow": problem(
+        "kovasznay_flow",
+        kovasznay_flow_deepxde,
+        "test set: a 101 x 101 grid (DeepXDE: 100,000 random points)",
+    ),
     "heat": problem("heat", heat_deepxde),
     "diffusion_1d": problem("diffusion_1d", diffusion_1d_deepxde),
     "diffusion_1d_exactBC": problem("diffusion_1d_exact_bc", diffusion_1d_exact_bc_deepxde),
@@ -126,6 +146,11 @@ PROBLEMS: dict[str, Problem] = {
         "FNN [2, 100, 100, 100, 1]",
     ),
     "Klein_Gordon": problem("klein_gordon", klein_gordon_deepxde),
+    "Beltrami_flow": problem(
+        "beltrami_flow",
+        beltrami_flow_deepxde,
+        "error: the velocity (u, v, w) on the example's grid at t = 0 and t = 1 (p is fixed only up to a constant)",
+    ),
     "Euler_beam": problem("euler_beam", euler_beam_deepxde),
     "Burgers": problem("burgers", burgers_deepxde, "reference: Cole-Hopf"),
     "Lorenz_inverse": problem(
@@ -139,9 +164,14 @@ PROBLEMS: dict[str, Problem] = {
         elliptic_inverse_field_deepxde,
         "error: u and q stacked (q dominates); both also shown",
     ),
+    "brinkman_forchheimer": problem("brinkman_forchheimer", brinkman_forchheimer_deepxde),
 }
 
 # how each error is split into fields for the extra line (problems with several outputs worth naming)
-FIELDS: dict[str, tuple[str, ...]] = {"elliptic_inverse_field": ("u", "q")}
+FIELDS: dict[str, tuple[str, ...]] = {
+    "elliptic_inverse_field": ("u", "q"),
+    "Kovasznay_flow": ("u", "v", "p"),
+    "Beltrami_flow": ("u", "v", "w"),
+}
 
 __all__ = ["DeepXDE", "FIELDS", "PROBLEMS", "Problem", "Symgrad"]

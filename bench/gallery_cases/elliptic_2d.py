@@ -110,3 +110,38 @@ def helmholtz_neumann_2d_hole_deepxde(dde):
     )  # fmt: skip
     net = dde.nn.FNN([2] + [350] * 3 + [1], "sin", "Glorot uniform")
     return DeepXDE(dde.Model(data, net), iterations=5000, loss_weights=[1, 10, 100])
+
+
+# =====================================================================================
+# Kovasznay_flow: steady Navier-Stokes at Re = 20, exact (u, v, p); u, v on the boundary, p at x = 1
+# =====================================================================================
+def kovasznay_flow_deepxde(dde):
+    flow = scripts.kovasznay_flow
+
+    def pde(x, u):
+        u_vel, v_vel = u[:, 0:1], u[:, 1:2]
+        u_x, u_y = dde.grad.jacobian(u, x, i=0, j=0), dde.grad.jacobian(u, x, i=0, j=1)
+        v_x, v_y = dde.grad.jacobian(u, x, i=1, j=0), dde.grad.jacobian(u, x, i=1, j=1)
+        p_x, p_y = dde.grad.jacobian(u, x, i=2, j=0), dde.grad.jacobian(u, x, i=2, j=1)
+        u_lap = dde.grad.hessian(u, x, component=0, i=0, j=0) + dde.grad.hessian(u, x, component=0, i=1, j=1)
+        v_lap = dde.grad.hessian(u, x, component=1, i=0, j=0) + dde.grad.hessian(u, x, component=1, i=1, j=1)
+        return [
+            u_vel * u_x + v_vel * u_y + p_x - u_lap / flow.RE,
+            u_vel * v_x + v_vel * v_y + p_y - v_lap / flow.RE,
+            u_x + v_y,
+        ]
+
+    def field(k):
+        return lambda X: flow.exact(X)[:, k : k + 1]
+
+    geom = dde.geometry.Rectangle(xmin=[-0.5, -0.5], xmax=[1, 1.5])
+    everywhere = lambda _, on_boundary: on_boundary  # noqa: E731
+    outflow = lambda x, on_boundary: on_boundary and dde.utils.isclose(x[0], 1)  # noqa: E731
+    bcs = [
+        dde.icbc.DirichletBC(geom, field(0), everywhere, component=0),
+        dde.icbc.DirichletBC(geom, field(1), everywhere, component=1),
+        dde.icbc.DirichletBC(geom, field(2), outflow, component=2),
+    ]
+    data = dde.data.PDE(geom, pde, bcs, num_domain=2601, num_boundary=400, num_test=100000)
+    net = dde.nn.FNN([2] + 4 * [50] + [3], "tanh", "Glorot normal")
+    return DeepXDE(dde.Model(data, net), iterations=30000, lbfgs=True)

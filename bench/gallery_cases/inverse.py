@@ -78,3 +78,25 @@ def elliptic_inverse_field_deepxde(dde):
     )
     net = dde.nn.PFNN([1, [20, 20], [20, 20], [20, 20], 2], "tanh", "Glorot uniform")
     return DeepXDE(dde.Model(data, net), iterations=20000, lr=0.0001, loss_weights=[1, 100, 1000])
+
+
+# brinkman_forchheimer: -v_e / e u'' + v u / K = g, u = x (1 - x) net; v_e, K from 5 observations
+def brinkman_forchheimer_deepxde(dde):
+    problem = scripts.brinkman_forchheimer
+    v_e, K = dde.Variable(0.1), dde.Variable(0.1)
+
+    def pde(x, y):
+        return -v_e / problem.POROSITY * dde.grad.hessian(y, x) + problem.NU * y / K - problem.G
+
+    ob_x = problem.OBSERVED_X.T
+    observe_u = dde.icbc.PointSetBC(ob_x, problem.exact(ob_x), component=0)
+    data = dde.data.PDE(
+        dde.geometry.Interval(0, 1), pde, solution=problem.exact, bcs=[observe_u], num_domain=100,
+        num_boundary=0, train_distribution="uniform", num_test=500,
+    )  # fmt: skip
+    net = dde.nn.FNN([1] + [20] * 3 + [1], "tanh", "Glorot uniform")
+    net.apply_output_transform(lambda x, y: x * (1 - x) * y)
+    return DeepXDE(
+        dde.Model(data, net), iterations=30000, variables=[v_e, K],
+        unknowns=lambda: {"v_e": float(v_e.detach().cpu()), "K": float(K.detach().cpu())},
+    )  # fmt: skip

@@ -78,3 +78,30 @@ def poisson_exact_bc_deepxde(dde):
     net = dde.nn.FNN([1] + [50] * 3 + [1], "tanh", "Glorot uniform")
     net.apply_output_transform(lambda x, y: x * (np.pi - x) * y + x)
     return DeepXDE(dde.Model(data, net), iterations=30000, lr=1e-4, decay=("inverse time", 1000, 0.3))
+
+
+# =====================================================================================
+# Poisson_multiscale_1d: u'' = -(2 pi)^2 sin(2 pi x) - 0.1 (50 pi)^2 sin(50 pi x), MsFFN
+# =====================================================================================
+def poisson_multiscale_1d_deepxde(dde):
+    problem, sin = scripts.poisson_multiscale_1d, dde.backend.sin
+    a, b = problem.A, problem.B
+
+    def pde(x, y):
+        return (
+            dde.grad.hessian(y, x)
+            + (np.pi * a) ** 2 * sin(np.pi * a * x)
+            + 0.1 * (np.pi * b) ** 2 * sin(np.pi * b * x)
+        )
+
+    geom = dde.geometry.Interval(0, 1)
+    bc = dde.icbc.DirichletBC(geom, problem.exact, lambda _, on_boundary: on_boundary)
+    data = dde.data.PDE(
+        geom, pde, bc, 1280, 2, train_distribution="pseudo", solution=problem.exact, num_test=10000
+    )
+    # DeepXDE 1.15's PyTorch backend has no MsFFN: an FNN of the same sizes (as wave_1d's STMsFFN)
+    net = dde.nn.FNN([1] + [100] * 3 + [1], "tanh", "Glorot uniform")
+    return DeepXDE(
+        dde.Model(data, net), iterations=20000, decay=("inverse time", 2000, 0.9),
+        callbacks=[dde.callbacks.PDEPointResampler(period=1)],
+    )  # fmt: skip

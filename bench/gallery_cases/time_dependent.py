@@ -166,3 +166,36 @@ def burgers_deepxde(dde):
     data = dde.data.TimePDE(geomtime, pde, [bc, ic], num_domain=2540, num_boundary=80, num_initial=160)
     net = dde.nn.FNN([2] + [20] * 3 + [1], "tanh", "Glorot normal")
     return DeepXDE(dde.Model(data, net), iterations=15000, lbfgs=True)
+
+
+# =====================================================================================
+# Beltrami_flow: unsteady 3-D Navier-Stokes at Re = 1, exact velocity on the faces and at t = 0
+# =====================================================================================
+def beltrami_flow_deepxde(dde):
+    flow = scripts.beltrami_flow
+
+    def pde(x, u):
+        speeds = [u[:, k : k + 1] for k in range(3)]
+        momentum = [
+            dde.grad.jacobian(u, x, i=i, j=3)
+            + sum(s * dde.grad.jacobian(u, x, i=i, j=k) for k, s in enumerate(speeds))
+            + dde.grad.jacobian(u, x, i=3, j=i)
+            - sum(dde.grad.hessian(u, x, component=i, i=k, j=k) for k in range(3)) / flow.RE
+            for i in range(3)
+        ]
+        return [*momentum, sum(dde.grad.jacobian(u, x, i=k, j=k) for k in range(3))]
+
+    def field(k):
+        return lambda X: flow.exact(X)[:, k : k + 1]
+
+    domain = dde.geometry.GeometryXTime(
+        dde.geometry.Cuboid(xmin=[-1, -1, -1], xmax=[1, 1, 1]), dde.geometry.TimeDomain(0, 1)
+    )
+    walls = [dde.icbc.DirichletBC(domain, field(k), lambda _, on: on, component=k) for k in range(3)]
+    starts = [dde.icbc.IC(domain, field(k), lambda _, on: on, component=k) for k in range(3)]
+    data = dde.data.TimePDE(
+        domain, pde, [*walls, *starts], num_domain=50000, num_boundary=5000, num_initial=5000, num_test=10000
+    )
+    net = dde.nn.FNN([4] + 4 * [50] + [4], "tanh", "Glorot normal")
+    weights = [1, 1, 1, 1, 100, 100, 100, 100, 100, 100]
+    return DeepXDE(dde.Model(data, net), iterations=30000, lbfgs=True, loss_weights=weights)
