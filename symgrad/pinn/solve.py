@@ -12,7 +12,7 @@ A user who is not an expert in PINN recipes gives the loss terms, the weights an
    plateau of u = 0 in one run of four, and in three of three before a faster kernel). The weights
    L-BFGS keeps spread at most ``SPREAD_GROWTH`` times the start's (``bounded_spread``): a term met
    during Adam has a gradient near zero and so a weight without bound (DeepXDE's Kovasznay flow,
-   seed 1, 150 s: error 0.15 on weights 2.4e4x apart, 3.1e-3 held to 140x).
+   seed 1, 150 s: error 0.15 on weights 2.4e4x apart, 1.6e-3-3.1e-3 held to 142x).
 2. Adam (lr 1e-3) for ``warmup`` of the time, and on while the C kernels still compile (up to 40%
    of the time): it leaves the flat start that second-order methods stall on, and second-order
    steps on NumPy kernels would waste their time. (Before its first evaluation ``solve`` waits
@@ -719,7 +719,8 @@ def bounded_spread(weights: list[float], start: list[float], choices: list[str])
     times that of the ``start``'s balanced weights: a term met during Adam has a gradient near zero
     and so a weight without bound (DeepXDE's Kovasznay flow, seed 1, 150 s: the outflow pressure's
     loss 6.7e-9, its weight 2.4e4 times the least where the start's were 14x apart; L-BFGS on those
-    weights crawled to an error of 0.15, 9.1e-3 with the weights held to 1,000x, 2.2e-3 unbalanced)."""
+    weights crawled to an error of 0.15; held to 142x, 1.6e-3-3.1e-3; unbalanced, 2.2e-3). Relative
+    to the start's spread, not a fixed cap: wave_1d's terms start 1.1e7 apart and need it."""
     least = min(weights)
     limit = SPREAD_GROWTH * max(start) / min(start) * least
     if max(weights) <= limit:
