@@ -77,6 +77,12 @@ class _Scripts:
 scripts = _Scripts()
 
 
+def component(exact: Callable[[np.ndarray], np.ndarray], k: int) -> Callable[[np.ndarray], np.ndarray]:
+    """Output ``k`` of a reference ``exact(X)`` (n, outputs), as an (n, 1) function for one of
+    DeepXDE's conditions on that component."""
+    return lambda X: exact(X)[:, k : k + 1]
+
+
 def symgrad_side(module: ModuleType) -> Callable[[int], Symgrad]:
     """The script's ``build(seed)`` as the bench's builder: its (terms, params, u, unknowns) as a Symgrad."""
     return lambda seed: Symgrad(*module.build(seed))

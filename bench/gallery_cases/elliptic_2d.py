@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import DeepXDE, scripts
+from .common import DeepXDE, component, scripts
 
 
 # =====================================================================================
@@ -131,16 +131,13 @@ def kovasznay_flow_deepxde(dde):
             u_x + v_y,
         ]
 
-    def field(k):
-        return lambda X: flow.exact(X)[:, k : k + 1]
-
     geom = dde.geometry.Rectangle(xmin=[-0.5, -0.5], xmax=[1, 1.5])
     everywhere = lambda _, on_boundary: on_boundary  # noqa: E731
     outflow = lambda x, on_boundary: on_boundary and dde.utils.isclose(x[0], 1)  # noqa: E731
     bcs = [
-        dde.icbc.DirichletBC(geom, field(0), everywhere, component=0),
-        dde.icbc.DirichletBC(geom, field(1), everywhere, component=1),
-        dde.icbc.DirichletBC(geom, field(2), outflow, component=2),
+        dde.icbc.DirichletBC(geom, component(flow.exact, 0), everywhere, component=0),
+        dde.icbc.DirichletBC(geom, component(flow.exact, 1), everywhere, component=1),
+        dde.icbc.DirichletBC(geom, component(flow.exact, 2), outflow, component=2),
     ]
     data = dde.data.PDE(geom, pde, bcs, num_domain=2601, num_boundary=400, num_test=100000)
     net = dde.nn.FNN([2] + 4 * [50] + [3], "tanh", "Glorot normal")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import DeepXDE, scripts
+from .common import DeepXDE, component, scripts
 
 # =====================================================================================
 # Time-dependent problems on an interval
@@ -185,14 +185,14 @@ def beltrami_flow_deepxde(dde):
         ]
         return [*momentum, sum(dde.grad.jacobian(u, x, i=k, j=k) for k in range(3))]
 
-    def field(k):
-        return lambda X: flow.exact(X)[:, k : k + 1]
-
     domain = dde.geometry.GeometryXTime(
         dde.geometry.Cuboid(xmin=[-1, -1, -1], xmax=[1, 1, 1]), dde.geometry.TimeDomain(0, 1)
     )
-    walls = [dde.icbc.DirichletBC(domain, field(k), lambda _, on: on, component=k) for k in range(3)]
-    starts = [dde.icbc.IC(domain, field(k), lambda _, on: on, component=k) for k in range(3)]
+    walls = [
+        dde.icbc.DirichletBC(domain, component(flow.exact, k), lambda _, on: on, component=k)
+        for k in range(3)
+    ]
+    starts = [dde.icbc.IC(domain, component(flow.exact, k), lambda _, on: on, component=k) for k in range(3)]
     data = dde.data.TimePDE(
         domain, pde, [*walls, *starts], num_domain=50000, num_boundary=5000, num_initial=5000, num_test=10000
     )

@@ -26,13 +26,17 @@ RE = 20
 L = RE / 2 - np.sqrt(RE**2 / 4 + 4 * np.pi**2)
 
 
+def flow(x, y, m=np):
+    """(u, v, p), by NumPy (``m = np``) or as symgrad expressions (``m = ops``)."""
+    u = 1 - m.exp(L * x) * m.cos(2 * np.pi * y)
+    v = L / (2 * np.pi) * m.exp(L * x) * m.sin(2 * np.pi * y)
+    p = (1 - m.exp(2 * L * x)) / 2
+    return u, v, p
+
+
 def exact(X):
     """(u, v, p) at the (n, 2) points (x, y), (n, 3)."""
-    x, y = X[:, 0:1], X[:, 1:2]
-    u = 1 - np.exp(L * x) * np.cos(2 * np.pi * y)
-    v = L / (2 * np.pi) * np.exp(L * x) * np.sin(2 * np.pi * y)
-    p = (1 - np.exp(2 * L * x)) / 2
-    return np.hstack([u, v, p])
+    return np.hstack(flow(X[:, 0:1], X[:, 1:2]))
 
 
 def test_points():
@@ -58,12 +62,12 @@ def build(seed=0):
             u_x + v_y,
         )
 
+    def part(k):
+        return lambda x, y: flow(x, y, ops)[k]
+
     outflow = box.face(0, "high")
-    walls = [
-        dirichlet(u, box, lambda x, y: 1 - ops.exp(L * x) * ops.cos(2 * np.pi * y), name="u"),
-        dirichlet(v, box, lambda x, y: L / (2 * np.pi) * ops.exp(L * x) * ops.sin(2 * np.pi * y), name="v"),
-    ]
-    pressure = dirichlet(p, box, lambda x, y: (1 - ops.exp(2 * L * x)) / 2, on=outflow, name="p(x = 1)")
+    walls = [dirichlet(u, box, part(0), name="u"), dirichlet(v, box, part(1), name="v")]
+    pressure = dirichlet(p, box, part(2), on=outflow, name="p(x = 1)")
     inside, edge = box.interior(2601, "halton", seed), box.boundary(400, "halton", seed)
     equations = ResidualLoss(navier_stokes, ("x", "y"), net, name="pde")
     terms = [
