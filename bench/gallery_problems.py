@@ -52,6 +52,13 @@ unknowns. Departures from the examples, also listed in ``Problem.note``:
   version adds sin 2t .. sin 6t); the example's output transform fixes the initial values in both.
 - Klein_Gordon: the example names no PyTorch backend only because it imports tf.cos; the
   backend's cos is used.
+- elasticity_plate: DeepXDE's parallel network (PFNN, five subnetworks [2, 40 x 4, 1]) is written
+  as five ``MLP``s on the symgrad side; the test set is a 101 x 101 grid (DeepXDE: 100 random
+  points) and the error the five outputs' stacked.
+- Allen_Cahn, reaction_inverse: DeepXDE reads examples/dataset/Allen_Cahn.mat and reaction.npz;
+  here the reference (and reaction_inverse's observations, at k_f = 0.1 and D = 2) come from a
+  finite-difference solve integrated by ``solve_ivp`` (BDF), 1.6e-4 and 5e-4-6e-4 from those files.
+- black_scholes_call: DeepXDE draws Sobol points; symgrad scrambled Halton as everywhere.
 - Poisson_Lshape in DeepXDE float32: DeepXDE 1.15's ``Polygon.random_boundary_points`` returns
   float64 points, which the PyTorch backend refuses next to float32 weights; the points are cast.
 """
@@ -60,6 +67,7 @@ from __future__ import annotations
 
 from gallery_cases.common import DeepXDE, Problem, Symgrad, script, symgrad_side
 from gallery_cases.elliptic_2d import (
+    elasticity_plate_deepxde,
     helmholtz_dirichlet_2d_deepxde,
     helmholtz_neumann_2d_hole_deepxde,
     kovasznay_flow_deepxde,
@@ -71,6 +79,7 @@ from gallery_cases.inverse import (
     diffusion_1d_inverse_deepxde,
     elliptic_inverse_field_deepxde,
     lorenz_inverse_deepxde,
+    reaction_inverse_deepxde,
 )
 from gallery_cases.odes import euler_beam_deepxde, lotka_volterra_deepxde, ode_2nd_deepxde, ode_system_deepxde
 from gallery_cases.poisson_1d import (
@@ -82,7 +91,9 @@ from gallery_cases.poisson_1d import (
     poisson_robin_1d_deepxde,
 )
 from gallery_cases.time_dependent import (
+    allen_cahn_deepxde,
     beltrami_flow_deepxde,
+    black_scholes_call_deepxde,
     burgers_deepxde,
     diffusion_1d_deepxde,
     diffusion_1d_exact_bc_deepxde,
@@ -135,6 +146,11 @@ PROBLEMS: dict[str, Problem] = {
         kovasznay_flow_deepxde,
         "test set: a 101 x 101 grid (DeepXDE: 100,000 random points)",
     ),
+    "elasticity_plate": problem(
+        "elasticity_plate",
+        elasticity_plate_deepxde,
+        "test set: a 101 x 101 grid (DeepXDE: 100 random points); error: the five outputs stacked",
+    ),
     "heat": problem("heat", heat_deepxde),
     "diffusion_1d": problem("diffusion_1d", diffusion_1d_deepxde),
     "diffusion_1d_exactBC": problem("diffusion_1d_exact_bc", diffusion_1d_exact_bc_deepxde),
@@ -153,6 +169,12 @@ PROBLEMS: dict[str, Problem] = {
     ),
     "Euler_beam": problem("euler_beam", euler_beam_deepxde),
     "Burgers": problem("burgers", burgers_deepxde, "reference: Cole-Hopf"),
+    "Allen_Cahn": problem(
+        "allen_cahn",
+        allen_cahn_deepxde,
+        "reference: finite differences (3,201 nodes) and solve_ivp; 1.6e-4 from the example's Allen_Cahn.mat",
+    ),
+    "black_scholes_call": problem("black_scholes_call", black_scholes_call_deepxde),
     "Lorenz_inverse": problem(
         "lorenz_inverse",
         lorenz_inverse_deepxde,
@@ -165,6 +187,12 @@ PROBLEMS: dict[str, Problem] = {
         "error: u and q stacked (q dominates); both also shown",
     ),
     "brinkman_forchheimer": problem("brinkman_forchheimer", brinkman_forchheimer_deepxde),
+    "reaction_inverse": problem(
+        "reaction_inverse",
+        reaction_inverse_deepxde,
+        "observations and reference: finite differences and solve_ivp at k_f = 0.1, D = 2 "
+        "(DeepXDE: reaction.npz, 5e-4-6e-4 from it); error: C_A and C_B stacked",
+    ),
 }
 
 # how each error is split into fields for the extra line (problems with several outputs worth naming)
@@ -172,6 +200,8 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "elliptic_inverse_field": ("u", "q"),
     "Kovasznay_flow": ("u", "v", "p"),
     "Beltrami_flow": ("u", "v", "w"),
+    "elasticity_plate": ("u_x", "u_y", "s_xx", "s_yy", "s_xy"),
+    "reaction_inverse": ("C_A", "C_B"),
 }
 
 __all__ = ["DeepXDE", "FIELDS", "PROBLEMS", "Problem", "Symgrad"]

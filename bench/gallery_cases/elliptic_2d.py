@@ -1,4 +1,5 @@
-"""The gallery's 2-D elliptic problems for DeepXDE: Poisson on the L-shape, Laplace on the disk, Helmholtz.
+"""The gallery's 2-D elliptic problems for DeepXDE: Poisson on the L-shape, Laplace on the disk, Helmholtz,
+Kovasznay, the elasticity plate.
 
 The symgrad side, the exact solutions and the test points are in tutorials/gallery/<name>.py
 (``scripts``).
@@ -142,3 +143,38 @@ def kovasznay_flow_deepxde(dde):
     data = dde.data.PDE(geom, pde, bcs, num_domain=2601, num_boundary=400, num_test=100000)
     net = dde.nn.FNN([2] + 4 * [50] + [3], "tanh", "Glorot normal")
     return DeepXDE(dde.Model(data, net), iterations=30000, lbfgs=True)
+
+
+# =====================================================================================
+# elasticity_plate: linear elasticity, five outputs (displacement and stress), conditions built in
+# =====================================================================================
+def elasticity_plate_deepxde(dde):
+    plate = scripts.elasticity_plate
+    sin, stack = dde.backend.sin, dde.backend.stack
+    stiff = 2 * plate.MU + plate.LAMBDA
+
+    def hard_bc(x, f):
+        u_x = f[:, 0] * x[:, 1] * (1 - x[:, 1])
+        u_y = f[:, 1] * x[:, 0] * (1 - x[:, 0]) * x[:, 1]
+        s_xx = f[:, 2] * x[:, 0] * (1 - x[:, 0])
+        s_yy = f[:, 3] * (1 - x[:, 1]) + stiff * plate.Q * sin(np.pi * x[:, 0])
+        return stack((u_x, u_y, s_xx, s_yy, f[:, 4]), axis=1)
+
+    def pde(x, f):
+        jac = lambda i, j: dde.grad.jacobian(f, x, i=i, j=j)  # noqa: E731
+        e_xx, e_yy, e_xy = jac(0, 0), jac(1, 1), 0.5 * (jac(0, 1) + jac(1, 0))
+        f_x, f_y = plate.load(x[:, 0:1], x[:, 1:2], dde.backend)
+        return [
+            jac(2, 0) + jac(4, 1) - f_x,
+            jac(4, 0) + jac(3, 1) - f_y,
+            stiff * e_xx + plate.LAMBDA * e_yy - f[:, 2:3],
+            stiff * e_yy + plate.LAMBDA * e_xx - f[:, 3:4],
+            2 * plate.MU * e_xy - f[:, 4:5],
+        ]
+
+    data = dde.data.PDE(
+        dde.geometry.Rectangle([0, 0], [1, 1]), pde, [], num_domain=500, num_boundary=500, num_test=100
+    )
+    net = dde.nn.PFNN([2, [40] * 5, [40] * 5, [40] * 5, [40] * 5, 5], "tanh", "Glorot uniform")
+    net.apply_output_transform(hard_bc)
+    return DeepXDE(dde.Model(data, net), iterations=5000)

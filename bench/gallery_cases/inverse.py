@@ -1,10 +1,13 @@
-"""The gallery's inverse problems for DeepXDE: Lorenz_inverse, diffusion_1d_inverse, elliptic_inverse_field.
+"""The gallery's inverse problems for DeepXDE: Lorenz_inverse, diffusion_1d_inverse, elliptic_inverse_field,
+brinkman_forchheimer, reaction_inverse.
 
 The symgrad side, the exact solutions, the true unknowns and the test points are in
 tutorials/gallery/<name>.py (``scripts``).
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from .common import DeepXDE, scripts
 from .time_dependent import _diffusion_pde_deepxde
@@ -99,4 +102,41 @@ def brinkman_forchheimer_deepxde(dde):
     return DeepXDE(
         dde.Model(data, net), iterations=30000, variables=[v_e, K],
         unknowns=lambda: {"v_e": float(v_e.detach().cpu()), "K": float(K.detach().cpu())},
+    )  # fmt: skip
+
+
+# reaction_inverse: k_f and D of a reaction-diffusion system from C_A, C_B on a 201 x 201 grid
+def reaction_inverse_deepxde(dde):
+    problem = scripts.reaction_inverse
+    k_f, D = dde.Variable(0.05), dde.Variable(1.0)
+
+    def pde(x, y):
+        ca, cb = y[:, 0:1], y[:, 1:2]
+        dca_t, dcb_t = dde.grad.jacobian(y, x, i=0, j=1), dde.grad.jacobian(y, x, i=1, j=1)
+        dca_xx = dde.grad.hessian(y, x, component=0, i=0, j=0)
+        dcb_xx = dde.grad.hessian(y, x, component=1, i=0, j=0)
+        return [
+            dca_t - 1e-3 * D * dca_xx + k_f * ca * cb**2,
+            dcb_t - 1e-3 * D * dcb_xx + 2 * k_f * ca * cb**2,
+        ]
+
+    domain = dde.geometry.GeometryXTime(dde.geometry.Interval(0, 1), dde.geometry.TimeDomain(0, 10))
+    walls = [
+        dde.icbc.DirichletBC(domain, lambda x: 1 - x[:, 0:1], lambda _, on: on, component=k) for k in range(2)
+    ]
+    starts = [
+        dde.icbc.IC(domain, lambda x: np.exp(-20 * x[:, 0:1]), lambda _, on: on, component=k)
+        for k in range(2)
+    ]
+    observed_x = problem.test_points()
+    seen = problem.exact(observed_x)
+    data_terms = [dde.icbc.PointSetBC(observed_x, seen[:, k : k + 1], component=k) for k in range(2)]
+    data = dde.data.TimePDE(
+        domain, pde, [*walls, *starts, *data_terms], num_domain=2000, num_boundary=100, num_initial=100,
+        anchors=observed_x, num_test=50000,
+    )  # fmt: skip
+    net = dde.nn.FNN([2] + [20] * 3 + [2], "tanh", "Glorot uniform")
+    return DeepXDE(
+        dde.Model(data, net), iterations=80000, variables=[k_f, D],
+        unknowns=lambda: {"k_f": float(k_f.detach().cpu()), "D": float(D.detach().cpu())},
     )  # fmt: skip

@@ -1,5 +1,5 @@
 """The gallery's time-dependent problems for DeepXDE: heat, diffusion, diffusion-reaction, wave,
-Klein-Gordon, Burgers.
+Klein-Gordon, Burgers, Beltrami, Black-Scholes, Allen-Cahn.
 
 The symgrad side, the exact solutions and the test points are in tutorials/gallery/<name>.py
 (``scripts``).
@@ -199,3 +199,55 @@ def beltrami_flow_deepxde(dde):
     net = dde.nn.FNN([4] + 4 * [50] + [4], "tanh", "Glorot normal")
     weights = [1, 1, 1, 1, 100, 100, 100, 100, 100, 100]
     return DeepXDE(dde.Model(data, net), iterations=30000, lbfgs=True, loss_weights=weights)
+
+
+# =====================================================================================
+# black_scholes_call: V_tau = sigma^2 S^2 V_SS / 2 + r S V_S - r V, the payoff at tau = 0; exact
+# =====================================================================================
+def black_scholes_call_deepxde(dde):
+    bs = scripts.black_scholes_call
+
+    def pde(x, y):
+        S = x[:, 0:1]
+        dV_tau, dV_S = dde.grad.jacobian(y, x, i=0, j=1), dde.grad.jacobian(y, x, i=0, j=0)
+        dV_SS = dde.grad.hessian(y, x, i=0, j=0)
+        return dV_tau - (0.5 * bs.SIGMA**2 * S**2 * dV_SS + bs.RATE * S * dV_S - bs.RATE * y)
+
+    domain = dde.geometry.GeometryXTime(dde.geometry.Interval(0, bs.S_MAX), dde.geometry.TimeDomain(0, 1))
+    payoff = dde.icbc.IC(
+        domain, lambda x: np.maximum(x[:, 0:1] - bs.K, 0.0), lambda _, on_initial: on_initial
+    )
+    lower = dde.icbc.DirichletBC(
+        domain, lambda x: np.zeros((len(x), 1)), lambda x, on: on and np.isclose(x[0], 0.0)
+    )
+    upper = dde.icbc.DirichletBC(
+        domain,
+        lambda x: x[:, 0:1] - bs.K * np.exp(-bs.RATE * x[:, 1:2]),
+        lambda x, on: on and np.isclose(x[0], bs.S_MAX),
+    )
+    data = dde.data.TimePDE(
+        domain, pde, [payoff, lower, upper], num_domain=2047, num_boundary=63, num_initial=127,
+        num_test=2047, train_distribution="Sobol",
+    )  # fmt: skip
+    net = dde.nn.FNN([2] + [28] * 4 + [1], "tanh", "Glorot normal")
+    return DeepXDE(dde.Model(data, net), iterations=20000, lbfgs=True)
+
+
+# =====================================================================================
+# Allen_Cahn: u_t = d u_xx + 5 (u - u^3), u(x, 0) = x^2 cos(pi x), u(+-1, t) = -1 built into u
+# =====================================================================================
+def allen_cahn_deepxde(dde):
+    cos = dde.backend.cos
+
+    def pde(x, y):
+        dy_t, dy_xx = dde.grad.jacobian(y, x, i=0, j=1), dde.grad.hessian(y, x, i=0, j=0)
+        return dy_t - scripts.allen_cahn.D * dy_xx - 5 * (y - y**3)
+
+    def output_transform(x, y):
+        return x[:, 0:1] ** 2 * cos(np.pi * x[:, 0:1]) + x[:, 1:2] * (1 - x[:, 0:1] ** 2) * y
+
+    domain = dde.geometry.GeometryXTime(dde.geometry.Interval(-1, 1), dde.geometry.TimeDomain(0, 1))
+    data = dde.data.TimePDE(domain, pde, [], num_domain=8000, num_boundary=400, num_initial=800)
+    net = dde.nn.FNN([2] + [20] * 3 + [1], "tanh", "Glorot normal")
+    net.apply_output_transform(output_transform)
+    return DeepXDE(dde.Model(data, net), iterations=40000, lbfgs=True)
