@@ -77,6 +77,7 @@ from gallery_cases.elliptic_2d import (
 from gallery_cases.inverse import (
     brinkman_forchheimer_deepxde,
     diffusion_1d_inverse_deepxde,
+    diffusion_reaction_rate_deepxde,
     elliptic_inverse_field_deepxde,
     lorenz_inverse_deepxde,
     reaction_inverse_deepxde,
@@ -187,6 +188,11 @@ PROBLEMS: dict[str, Problem] = {
         "error: u and q stacked (q dominates); both also shown",
     ),
     "brinkman_forchheimer": problem("brinkman_forchheimer", brinkman_forchheimer_deepxde),
+    "diffusion_reaction_rate": problem(
+        "diffusion_reaction_rate",
+        diffusion_reaction_rate_deepxde,
+        "observations: solve_bvp at tol 1e-8 (the example: its default 1e-3); error: u and k stacked",
+    ),
     "reaction_inverse": problem(
         "reaction_inverse",
         reaction_inverse_deepxde,
@@ -202,6 +208,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "Beltrami_flow": ("u", "v", "w"),
     "elasticity_plate": ("u_x", "u_y", "s_xx", "s_yy", "s_xy"),
     "reaction_inverse": ("C_A", "C_B"),
+    "diffusion_reaction_rate": ("u", "k"),
 }
 
 __all__ = ["DeepXDE", "FIELDS", "PROBLEMS", "Problem", "Symgrad"]

@@ -1,5 +1,5 @@
 """The gallery's inverse problems for DeepXDE: Lorenz_inverse, diffusion_1d_inverse, elliptic_inverse_field,
-brinkman_forchheimer, reaction_inverse.
+brinkman_forchheimer, reaction_inverse, diffusion_reaction_rate.
 
 The symgrad side, the exact solutions, the true unknowns and the test points are in
 tutorials/gallery/<name>.py (``scripts``).
@@ -140,3 +140,23 @@ def reaction_inverse_deepxde(dde):
         dde.Model(data, net), iterations=80000, variables=[k_f, D],
         unknowns=lambda: {"k_f": float(k_f.detach().cpu()), "D": float(D.detach().cpu())},
     )  # fmt: skip
+
+
+# diffusion_reaction_rate: the field k(x) of l u'' - k u = sin(2 pi x) from u seen at 100 points
+def diffusion_reaction_rate_deepxde(dde):
+    problem = scripts.diffusion_reaction_rate
+    observed_x = problem.OBSERVED_X
+
+    def pde(x, y):
+        du_xx = dde.grad.hessian(y, x, i=0, j=0, component=0)
+        return problem.L * du_xx - y[:, 0:1] * y[:, 1:2] - dde.backend.sin(2 * np.pi * x)
+
+    geom = dde.geometry.Interval(0, 1)
+    bc = dde.icbc.DirichletBC(geom, lambda x: 0, lambda _, on_boundary: on_boundary, component=0)
+    observe_u = dde.icbc.PointSetBC(observed_x, problem.exact(observed_x)[:, 0:1], component=0)
+    data = dde.data.PDE(
+        geom, pde, bcs=[bc, observe_u], num_domain=50, num_boundary=8, train_distribution="uniform",
+        num_test=1000,
+    )  # fmt: skip
+    net = dde.nn.PFNN([1, [20, 20], [20, 20], 2], "tanh", "Glorot uniform")
+    return DeepXDE(dde.Model(data, net), iterations=20000)

@@ -57,3 +57,20 @@ def test_reaction_reference_c_b_minus_two_c_a_is_the_heat_equations_fourier_solu
     assert c_a.min() > -1e-9 and c_b.max() <= 1 + 1e-9  # concentrations stay in [0, 1]
     coarse_a, coarse_b = reaction.reference(400)
     assert relative(coarse_a, c_a) < 3e-5 and relative(coarse_b, c_b) < 6e-5
+
+
+def test_diffusion_reaction_rate_reference_is_the_linear_problems_finite_difference_solution():
+    """l u'' - k u = sin(2 pi x), u(0) = u(1) = 0 is linear: a 4,000-interval finite-difference
+    solve (one sparse system) agrees with solve_bvp's u to its h^2."""
+    from scipy.sparse import diags
+    from scipy.sparse.linalg import spsolve
+
+    problem = script("diffusion_reaction_rate")
+    n = 4000
+    x = np.linspace(0, 1, n + 1)[1:-1]
+    system = problem.L * diags([1.0, -2.0, 1.0], [-1, 0, 1], shape=(n - 1, n - 1)) * n**2 - diags(
+        problem.rate(x)
+    )
+    u = spsolve(system.tocsc(), np.sin(2 * np.pi * x))
+    assert relative(problem.exact(x[:, None])[:, 0], u) < 1e-6
+    np.testing.assert_allclose(problem.exact(np.array([[0.0], [1.0]]))[:, 0], 0.0, atol=1e-12)
