@@ -162,14 +162,12 @@ def elasticity_plate_deepxde(dde):
 
     def pde(x, f):
         jac = lambda i, j: dde.grad.jacobian(f, x, i=i, j=j)  # noqa: E731
-        e_xx, e_yy, e_xy = jac(0, 0), jac(1, 1), 0.5 * (jac(0, 1) + jac(1, 0))
+        hooke = plate.stress(jac(0, 0), jac(1, 1), 0.5 * (jac(0, 1) + jac(1, 0)))
         f_x, f_y = plate.load(x[:, 0:1], x[:, 1:2], dde.backend)
         return [
             jac(2, 0) + jac(4, 1) - f_x,
             jac(4, 0) + jac(3, 1) - f_y,
-            stiff * e_xx + plate.LAMBDA * e_yy - f[:, 2:3],
-            stiff * e_yy + plate.LAMBDA * e_xx - f[:, 3:4],
-            2 * plate.MU * e_xy - f[:, 4:5],
+            *(s - f[:, k : k + 1] for k, s in enumerate(hooke, start=2)),
         ]
 
     data = dde.data.PDE(

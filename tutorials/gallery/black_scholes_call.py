@@ -45,6 +45,7 @@ def build(seed=0):
     the solution as a function of (S, tau), and the unknowns' values (None: a forward problem)."""
     prices = Interval(0, S_MAX)
     domain = SpaceTime(prices, 0, 1)
+    at_zero, at_top = prices.face(0, "low"), prices.face(0, "high")
     net = MLP([2, 28, 28, 28, 28, 1], "tanh", "glorot_normal", seed=seed)
     inside = domain.interior(2047, "halton", seed)
     ends = domain.boundary(63, "halton", seed)
@@ -56,12 +57,12 @@ def build(seed=0):
             SIGMA**2 / 2 * S**2 * grad(V_S, 0)(S, tau) + RATE * S * V_S(S, tau) - RATE * net(S, tau)
         )
 
-    lower = dirichlet(net, domain, 0.0, on=prices.face(0, "low"), name="V(0, tau)")
+    lower = dirichlet(net, domain, 0.0, on=at_zero, name="V(0, tau)")
     upper = dirichlet(
         net,
         domain,
         lambda S, tau: S - K * ops.exp(-RATE * tau),
-        on=prices.face(0, "high"),
+        on=at_top,
         name="V(150, tau)",
     )
     payoff = initial(net, domain, lambda S, tau: ops.maximum(S - K, 0.0), name="payoff")
@@ -71,8 +72,8 @@ def build(seed=0):
             np.hstack([inside, ends, start]),
             domain,
         ),
-        (lower.loss(net), ends[:, prices.face(0, "low")(*ends)]),
-        (upper.loss(net), ends[:, prices.face(0, "high")(*ends)]),
+        (lower.loss(net), ends[:, at_zero(*ends)]),
+        (upper.loss(net), ends[:, at_top(*ends)]),
         (payoff.loss(net), start),
     ]
     return terms, net, net, None

@@ -29,9 +29,14 @@ LAMBDA, MU, Q = 1.0, 0.5, 4.0
 PI = np.pi
 
 
-def displacement(x, y, m=np):
-    """(u_x, u_y), by NumPy (``m = np``) or as symgrad expressions (``m = ops``)."""
-    return m.cos(2 * PI * x) * m.sin(PI * y), m.sin(PI * x) * Q * y**4 / 4
+def displacement(x, y):
+    """The exact (u_x, u_y) at the arrays x, y."""
+    return np.cos(2 * PI * x) * np.sin(PI * y), np.sin(PI * x) * Q * y**4 / 4
+
+
+def stress(e_xx, e_yy, e_xy):
+    """(s_xx, s_yy, s_xy) of the strains by Hooke's law: arrays, symgrad expressions or DeepXDE's tensors."""
+    return (2 * MU + LAMBDA) * e_xx + LAMBDA * e_yy, (2 * MU + LAMBDA) * e_yy + LAMBDA * e_xx, 2 * MU * e_xy
 
 
 def load(x, y, m=np):
@@ -58,9 +63,7 @@ def exact(X):
     e_xx = -2 * PI * np.sin(2 * PI * x) * np.sin(PI * y)
     e_yy = np.sin(PI * x) * Q * y**3
     e_xy = (PI * np.cos(2 * PI * x) * np.cos(PI * y) + PI * np.cos(PI * x) * Q * y**4 / 4) / 2
-    s_xx = (2 * MU + LAMBDA) * e_xx + LAMBDA * e_yy
-    s_yy = (2 * MU + LAMBDA) * e_yy + LAMBDA * e_xx
-    return np.hstack([u_x, u_y, s_xx, s_yy, 2 * MU * e_xy])
+    return np.hstack([u_x, u_y, *stress(e_xx, e_yy, e_xy)])
 
 
 def test_points():
@@ -95,12 +98,13 @@ def build(seed=0):
         e_xx, e_yy = grad(u_x, 0)(x, y), grad(u_y, 1)(x, y)
         e_xy = (grad(u_x, 1)(x, y) + grad(u_y, 0)(x, y)) / 2
         f_x, f_y = load(x, y, ops)
+        hooke_xx, hooke_yy, hooke_xy = stress(e_xx, e_yy, e_xy)
         return (
             grad(s_xx, 0)(x, y) + grad(s_xy, 1)(x, y) - f_x,
             grad(s_xy, 0)(x, y) + grad(s_yy, 1)(x, y) - f_y,
-            (2 * MU + LAMBDA) * e_xx + LAMBDA * e_yy - s_xx(x, y),
-            (2 * MU + LAMBDA) * e_yy + LAMBDA * e_xx - s_yy(x, y),
-            2 * MU * e_xy - s_xy(x, y),
+            hooke_xx - s_xx(x, y),
+            hooke_yy - s_yy(x, y),
+            hooke_xy - s_xy(x, y),
         )
 
     def solution(x, y):
