@@ -96,7 +96,7 @@ def without_one_pool(active: bool):
 
 def bare(terms, calls: int) -> float:
     """Seconds per evaluation of every term's kernel, called directly with the weights' arrays."""
-    args = [(term.kernel, points, [p.asnumpy() for p in term.params]) for term, points in terms]
+    args = [(term.kernel, points, [p.asnumpy() for p in term.read]) for term, points in terms]
     start = time.perf_counter()
     for _ in range(calls):
         for kernel, points, weights in args:

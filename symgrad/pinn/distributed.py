@@ -16,12 +16,13 @@ import numpy as np
 from symgrad.pinn.residual_loss import ResidualLoss
 
 
-def _block_sums(kernel, weights: list[np.ndarray], *block: np.ndarray) -> np.ndarray:
-    """[sum of the loss over the block, sums of each gradient entry], as one vector."""
+def _block_sums(kernel, values: list[np.ndarray], size: int, *block: np.ndarray) -> np.ndarray:
+    """[sum of the loss over the block, sums of each gradient entry] (``size`` entries), as one
+    vector; ``values``: every Parameter the kernel reads."""
     count = block[0].size
     if count == 0:
-        return np.zeros(1 + sum(w.size for w in weights))
-    loss, *grads = kernel(*block, *weights)  # means over the block
+        return np.zeros(size)
+    loss, *grads = kernel(*block, *values)  # means over the block
     return np.concatenate(
         [[float(loss) * count], *(np.asarray(g, np.float64).ravel() * count for g in grads)]
     )
@@ -50,10 +51,11 @@ def loss_and_gradient(loss: ResidualLoss, *coordinates) -> tuple[float, list[np.
     loss.wait_until_compiled()
     weights = [np.asarray(p.asnumpy()) for p in loss.params]
     size = 1 + sum(w.size for w in weights)
-    kernel, weights_ref = dask.delayed(loss.kernel), dask.delayed(weights)
+    values = [np.asarray(p.asnumpy()) for p in loss.read]  # the weights, then any fixed Parameter
+    kernel, values_ref = dask.delayed(loss.kernel), dask.delayed(values)
     blocks = zip(*(c.to_delayed().ravel() for c in coordinates))
     parts = [
-        da.from_delayed(dask.delayed(_block_sums)(kernel, weights_ref, *b), (size,), np.float64)
+        da.from_delayed(dask.delayed(_block_sums)(kernel, values_ref, size, *b), (size,), np.float64)
         for b in blocks
     ]
     total = da.stack(parts).sum(axis=0).compute() / coordinates[0].shape[0]

@@ -156,6 +156,10 @@ class ResidualLoss:
 
         grads = grad(total, None, weights=self.params)(*self.inputs) if self.params else []
         self._outputs = [*squares, *grads]
+        # every Parameter the residual reads is a kernel input, read at each call: one that is not
+        # differentiated (a Fourier matrix, a frozen coefficient, weights outside ``params``) would
+        # otherwise keep its value of now in the kernel while the network's moves on
+        self.read = [*self.params, *fixed_parameters(self._outputs, self.params)]
         self._parts = parts  # the residual's components at the placeholders, for residuals()
         self._residual_kernel: lowering.Kernel | None = None
         self._jacobian_kernel: lowering.Kernel | None = None
@@ -201,7 +205,7 @@ class ResidualLoss:
         return names
 
     def _build(self, backend: str) -> lowering.Kernel:
-        return kernel(self._outputs, [*self.inputs, *self.params], backend=backend, reduce="mean")
+        return kernel(self._outputs, [*self.inputs, *self.read], backend=backend, reduce="mean")
 
     def _compile_fast(self, backend: str) -> None:
         try:
@@ -251,7 +255,7 @@ class ResidualLoss:
                 f"ResidualLoss {self.name!r}: an empty point set ({[np.shape(p) for p in points]})"
             )
         self._switch()
-        out = self.kernel(*points, *(p._value() for p in self.params))
+        out = self.kernel(*points, *(p._value() for p in self.read))
         count = len(self.term_names)
         self.last_terms = [float(v) for v in out[:count]]
         return math.fsum(self.last_terms), list(out[count:])
@@ -260,8 +264,8 @@ class ResidualLoss:
         """The residual at each point (for adaptive refinement and error maps); one array per component."""
         points = point_arrays(points, len(self.inputs), f"ResidualLoss {self.name!r}", self.names)
         if self._residual_kernel is None:
-            self._residual_kernel = kernel(self._parts, [*self.inputs, *self.params], backend="numpy")
-        values = self._residual_kernel(*points, *(p._value() for p in self.params))
+            self._residual_kernel = kernel(self._parts, [*self.inputs, *self.read], backend="numpy")
+        values = self._residual_kernel(*points, *(p._value() for p in self.read))
         return values[0] if len(values) == 1 else values
 
     @property
@@ -294,7 +298,7 @@ class ResidualLoss:
         for part in self._parts:
             outputs.append(part)
             outputs += [Tensor._wrap(jacobian_node(part._node, p._node), part._env) for p in params]
-        return kernel(outputs, [*self.inputs, *self.params], backend=fast_backend())
+        return kernel(outputs, [*self.inputs, *self.read], backend=fast_backend())
 
     def jacobian(self, *points, params: Sequence[Parameter] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The scaled residuals ``r`` (one entry per point and component entry: ``sqrt(weight / n)``
@@ -308,7 +312,7 @@ class ResidualLoss:
             built = self._full_jacobian_kernel()
         else:
             built = self._partial_jacobian_kernel(chosen)
-        values = built(*points, *(p._value() for p in self.params))
+        values = built(*points, *(p._value() for p in self.read))
         n = int(np.broadcast_shapes(*(np.shape(p) for p in points))[0]) if np.ndim(points[0]) else 1
         rows, blocks, k = [], [], 0
         for part, weight in zip(self._parts, self.weights):
@@ -358,6 +362,13 @@ class ResidualLoss:
             if built is None:
                 built = self._partial_kernels[key] = self._jacobian_of(list(params))
         return built
+
+
+def fixed_parameters(outputs: Sequence[Tensor], params: Sequence[Parameter]) -> list[Parameter]:
+    """The Parameters ``outputs`` read besides ``params``, each once, in first-use order."""
+    given = {id(p) for p in params}
+    found = [v.param for v in free_vars([o._node for o in outputs]) if isinstance(v.param, Parameter)]
+    return list({id(p): p for p in found if id(p) not in given}.values())
 
 
 _predictors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
