@@ -35,6 +35,19 @@ def term_parameters(term: Callable) -> list[Parameter] | None:
     return None if params is None else list(params)
 
 
+def wrapped_term(term, found: Callable[[object], bool]):
+    """The first of ``term`` and the terms it wraps (a weighted term's ``term``, a causal term's
+    ``loss``, up to four deep) for which ``found`` is true; None where none is."""
+    for _ in range(4):
+        if found(term):
+            return term
+        inner = getattr(term, "term", None) or getattr(term, "loss", None)
+        if inner is None or inner is term:
+            return None
+        term = inner
+    return None
+
+
 def term_label(term: Callable, i: int) -> str:
     """A term's name, or "term i" where it has none (or an empty one)."""
     return str(getattr(term, "name", None) or f"term {i}")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from symgrad.pinn.adaptive import resample, residual_sizes
-from symgrad.pinn.alignment import term_label
+from symgrad.pinn.alignment import term_label, wrapped_term
 from symgrad.pinn.point_subsets import point_count
 
 CANDIDATES = 10  # candidates drawn from the domain per point added
@@ -140,15 +140,8 @@ def in_form(new: np.ndarray, points):
 def residuals_of(term) -> Callable | None:
     """The per-point residual of a term (``ResidualLoss.residuals``), through the wrappers solve
     and the user may put around it; None where it has none."""
-    for _ in range(4):
-        found = getattr(term, "residuals", None)
-        if callable(found):
-            return found
-        inner = getattr(term, "term", None) or getattr(term, "loss", None)
-        if inner is None or inner is term:
-            return None
-        term = inner
-    return None
+    found = wrapped_term(term, lambda t: callable(getattr(t, "residuals", None)))
+    return None if found is None else found.residuals
 
 
 def joined(points, new: np.ndarray, keep: bool):

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from symgrad.pinn.alignment import wrapped_term
 from symgrad.pinn.point_subsets import point_count, taken
 
 TIME = "t"  # the input name that marks time (conditions name it so on SpaceTime and TimeDomain)
@@ -23,15 +24,8 @@ WINDOWS = 8  # growing windows before the whole span
 def input_names(term) -> list[str]:
     """A term's input names (``ResidualLoss.names``), through the wrappers solve and the user may
     put around it (a weighted or causal term); [] where it has none."""
-    for _ in range(4):
-        names = getattr(term, "names", None)
-        if isinstance(names, list | tuple):
-            return [str(n) for n in names]
-        inner = getattr(term, "term", None) or getattr(term, "loss", None)
-        if inner is None or inner is term:
-            break
-        term = inner
-    return []
+    found = wrapped_term(term, lambda t: isinstance(getattr(t, "names", None), list | tuple))
+    return [] if found is None else [str(n) for n in found.names]
 
 
 def input_values(points, row: int) -> np.ndarray | None:

@@ -6,7 +6,8 @@ sigma = 0.2. Exact: the Black-Scholes formula.
 DeepXDE's examples/pinn_forward/black_scholes_call.py written with symgrad.pinn: the example's
 network ([2, 28 x 4, 1], tanh, Glorot normal) on the unscaled price and time as the example has
 them, its 2047 points inside, 63 on the two price ends and 127 at tau = 0 (the equation at all of
-them, each condition at its own), trained by ``solve``.
+them, each condition at its own), trained by ``solve`` (which trains the first layer on the price
+centred and scaled to [-1, 1], the same function: raw, it saturates the layer's units).
 Departure from the example: scrambled Halton points (DeepXDE: Sobol).
 
     python tutorials/gallery/black_scholes_call.py [seconds]   # default 60
