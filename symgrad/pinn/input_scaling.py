@@ -129,9 +129,12 @@ def scaled_first_layers(
 ) -> tuple[list[FirstLayer], list[str]]:
     """The first layers of ``params`` to train on scaled inputs (see the module), and a line for
     each saying which inputs it scales. A layer qualifies where every term that differentiates its
-    ``W`` or ``b`` feeds it its own raw inputs (in one order per term) and some input moves a
+    ``W`` or ``b`` feeds it its own raw inputs (in one order per term), every term lists its
+    Parameters (one that does not may read ``W`` unseen), and some input moves a
     typical unit past ``SATURATED`` (the root mean square of its row of ``W`` times its largest
     ``|x|`` over the terms' points)."""
+    if any(term_parameters(term) is None for term, _ in losses):
+        return [], []  # a term that does not list its Parameters may read W, b unseen: leave them
     held = {id(p) for p in params}
     uses: dict[int, list[tuple[_Match, object, list[str]]]] = {}
     refused: set[int] = set()

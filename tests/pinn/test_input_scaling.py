@@ -167,3 +167,17 @@ def test_solve_writes_the_networks_weights_from_the_last_iterate_however_the_opt
     solve([(term, t[None])], net, seconds=1.0)
     np.testing.assert_allclose(net.W1._value(), moved["V"] / 5.0, rtol=1e-15)
     np.testing.assert_allclose(net.b1._value(), moved["a"] - 5.0 * net.W1._value()[0], rtol=1e-14)
+
+
+def test_nothing_is_scaled_beside_a_term_that_does_not_list_its_parameters():
+    """Such a term gives one gradient per optimized Parameter and may read W, b itself: with (V, a)
+    in their place its gradients would be taken for theirs."""
+    net = MLP([1, 4, 1], "tanh")
+    losses = terms_on(net, lambda t: [t], ("t",), [(0.0, 10.0)])
+    assert len(scaled_first_layers(losses, parameters_of(net))[0]) == 1
+    pde = losses[0][0]
+
+    def unlisted(points):
+        return pde(points)
+
+    assert scaled_first_layers([*losses, (unlisted, losses[0][1])], parameters_of(net)) == ([], [])
