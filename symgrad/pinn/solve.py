@@ -51,7 +51,9 @@ A user who is not an expert in PINN recipes gives the loss terms, the weights an
    30 s: loss 4e-4-0.1 where it was 0.11-0.24). Where a Levenberg-Marquardt step does not fit on
    every point but does on ``ROWS_PER_WEIGHT`` residual rows a weight, Adam and Levenberg-Marquardt
    train on that random subset instead (``levenberg_marquardt_subset``), and the stages after it
-   (new points, L-BFGS) start from it: Klein-Gordon in 150 s, 4.8e-2-6.5e-2 -> 7.6e-5-4.0e-4.
+   (new points, L-BFGS) start from it: Klein-Gordon in 150 s, 4.8e-2-6.5e-2 -> 7.6e-5-4.0e-4. At
+   the end one evaluation of every point says the loss there beside the subset's (Klein-Gordon at
+   60 s: 1.5e-7 on every point, 1.9e-8 on its 9.6%).
 6. Where L-BFGS trains (not Levenberg-Marquardt) and a term has an input named ``t`` whose points
    span an interval, L-BFGS first trains on growing time windows for ``MARCH_SHARE`` of its time
    (``time_windows``), then on every time: fitting every time at once can miss the solution that
@@ -277,6 +279,7 @@ def _chained(
             losses = weighted_terms(losses, result.weights)
     every = weighted_terms(own, result.weights) if result.weights is not None else own
     gauss_newton = False  # Levenberg-Marquardt ran (it needs no time windows)
+    subset = 1.0
     newton_points = False  # ... and did not stall: it takes the new points too
     gap: Gap | None = None  # what stopped it where its points no longer represented a domain
     if left() > 0 and _levenberg_marquardt_likely(
@@ -289,6 +292,7 @@ def _chained(
             )
         losses = every = newton  # every point (or LM's subset); then L-BFGS also on the caller's weights
         gauss_newton, gap, stall = True, Gap(losses, draws), Stall(left())
+        subset = share  # below 1: Levenberg-Marquardt and the stages after it see a subset alone
         done = levenberg_marquardt(
             losses,
             params,
@@ -329,7 +333,27 @@ def _chained(
         _lbfgs_until(every, params, left, rest, progress, result, "L-BFGS", then=then, gap=gap)
     if (fresh or draws) and left() > rest:
         _new_points(every, fresh, (draws, kinds, gap), params, newton_points, left, rest, progress, result)
+    if subset < 1:
+        _every_point_loss(own, subset, evaluation, rest, result)
     return _finished(result, started, seconds, evaluation)
+
+
+def _every_point_loss(own, share: float, evaluation: float, rest: float, result: Solution) -> None:
+    """After Levenberg-Marquardt on a random ``share`` of the points (the stages after it on those
+    too), a choice that says the loss on every point (``own``) beside the one on the points trained
+    last, from one evaluation, where that takes no longer than ``rest``."""
+    trained = (
+        f"Levenberg-Marquardt and the stages after it trained on a random {100 * share:.2g}% of the points"
+    )
+    if evaluation > rest:
+        result.choices.append(
+            f"{trained}; the loss on every point was not evaluated (about {evaluation:.2g} s an evaluation)"
+        )
+        return
+    result.choices.append(
+        f"{trained}: at the end the loss on every point is {loss_value(own):.3e} ({result.loss:.3e} on "
+        "the points trained last)"
+    )
 
 
 def _levenberg_marquardt_likely(

@@ -20,6 +20,7 @@ from symgrad.pinn.point_subsets import (
     subset_share,
     subset_terms,
 )
+from symgrad.pinn.training import loss_value
 
 solve_module = importlib.import_module("symgrad.pinn.solve")
 lm_choice = importlib.import_module("symgrad.pinn.lm_choice")
@@ -138,6 +139,27 @@ def test_levenberg_marquardt_on_a_subset_where_a_step_on_every_point_is_too_slow
     t = np.linspace(0, 2, 40)
     assert np.abs(predict(net, [t]) - np.exp(-t)).max() < 1e-4, result  # measured 2e-8
     assert result.seconds < 6 * 1.1
+    trained = "Levenberg-Marquardt and the stages after it trained on a random 0.019% of the points"
+    assert any(c.startswith(trained) for c in result.choices), result  # the end says so
+
+
+def test_after_a_subset_solve_says_the_loss_on_every_point_where_one_evaluation_fits():
+    net, terms = decay_problem(4000)
+    subset = subset_terms(terms, 0.01)
+    result = solve_module.Solution(history=[loss_value(subset)])
+    solve_module._every_point_loss(terms, 0.01, evaluation=0.01, rest=0.5, result=result)
+    (said,) = result.choices
+    assert said.startswith(
+        "Levenberg-Marquardt and the stages after it trained on a random 1% of the points: "
+    )
+    every = float(said.split("the loss on every point is ")[1].split()[0])
+    assert every == pytest.approx(loss_value(terms), rel=1e-3) and f"({result.loss:.3e} on" in said
+    result = solve_module.Solution(history=[1.0])
+    solve_module._every_point_loss(terms, 0.01, evaluation=2.0, rest=0.5, result=result)
+    assert result.choices == [
+        "Levenberg-Marquardt and the stages after it trained on a random 1% of the points; the loss on every "
+        "point was not evaluated (about 2 s an evaluation)"
+    ]
 
 
 def test_a_subset_chosen_for_levenberg_marquardt_falls_back_to_l_bfgs_where_its_timed_step_is_slow(
