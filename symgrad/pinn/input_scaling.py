@@ -202,6 +202,7 @@ class Rescaled:
         self._swap.update({id(layer.b): layer.a for layer in self.layers})
         self._back = {id(layer.V): layer.W for layer in self.layers}
         self._back.update({id(layer.a): layer.b for layer in self.layers})
+        self._index = {id(p): k for k, p in enumerate(term_parameters(term) or [])}  # in its gradients
 
     def __getattr__(self, name: str):
         if name == "term":  # not set yet (a copy being made): no wrapped term to ask
@@ -222,9 +223,8 @@ class Rescaled:
         self._sync()
         value, grads = self.term(*points)
         grads = list(grads)
-        index = {id(p): k for k, p in enumerate(term_parameters(self.term) or [])}
         for layer in self.layers:
-            w, b = index[id(layer.W)], index[id(layer.b)]
+            w, b = self._index[id(layer.W)], self._index[id(layer.b)]
             grads[w], grads[b] = layer.gradients(np.asarray(grads[w]), np.asarray(grads[b]))
         return value, grads
 

@@ -408,9 +408,7 @@ def _predictor(net: Callable, count: int, backend: str) -> tuple[lowering.Kernel
     params = all_parameters(net) if is_network else []
     inputs = [placeholder(f"x{i}", dtype=network_dtype(params)) for i in range(count)]
     outputs = components(trace(net, inputs, "predict"), "predict")
-    if not is_network:
-        found = [v.param for v in free_vars([o._node for o in outputs]) if v.param is not None]
-        params = list({id(p): p for p in found}.values())
+    params = [*params, *fixed_parameters(outputs, params)]  # a function's: all it reads
     return kernel(outputs, [*inputs, *params], backend=backend), params
 
 
