@@ -50,6 +50,9 @@ unknowns. Departures from the examples, also listed in ``Problem.note``:
   observations of the same trajectory come from ``solve_ivp`` (rtol 1e-10).
 - Lotka_Volterra: the PyTorch version of the example's input transform (sin t; the TensorFlow
   version adds sin 2t .. sin 6t); the example's output transform fixes the initial values in both.
+  symgrad's side gives the equations as the example's ``func`` for solve_ivp through
+  ``ode_residual``, which fits both populations' residuals divided by them (they keep their
+  sign); DeepXDE's side keeps the example's absolute residuals.
 - Klein_Gordon: the example names no PyTorch backend only because it imports tf.cos; the
   backend's cos is used.
 - elasticity_plate: DeepXDE's parallel network (PFNN, five subnetworks [2, 40 x 4, 1]) is written

@@ -15,6 +15,8 @@
 - :mod:`symgrad.pinn.solve`: ``solve``, one entry point that picks and chains the methods below.
 - :mod:`symgrad.pinn.lbfgs`: L-BFGS by SciPy's L-BFGS-B on the flat weights;
   :mod:`symgrad.pinn.levenberg_marquardt`: damped Gauss-Newton steps from the residuals' Jacobians.
+- :mod:`symgrad.pinn.ode`: ``ode_residual``, an ODE's residual from its rates as ``solve_ivp`` takes
+  them (a component that keeps its sign is fitted as the equation of its logarithm).
 - :mod:`symgrad.pinn.conditions`: Dirichlet, Neumann, Robin (outward normals), periodic, initial and
   observation terms, each a ``Condition`` with ``loss(params)``.
 - :mod:`symgrad.pinn.geometry`: intervals, boxes, disks, space x time, time alone (ODEs); uniform, LHS,
@@ -42,6 +44,7 @@ from symgrad.pinn.geometry import Ball, Box, Disk, Interval, Rectangle, SpaceTim
 from symgrad.pinn.lbfgs import LbfgsResult, flatten, lbfgs, unflatten
 from symgrad.pinn.levenberg_marquardt import LevenbergMarquardtResult, levenberg_marquardt
 from symgrad.pinn.networks import MLP, FourierFeatures, ModifiedMLP, PeriodicEmbedding, ResidualMLP
+from symgrad.pinn.ode import ode_residual
 from symgrad.pinn.plots import plot_solution
 from symgrad.pinn.polygon import Polygon, Triangle
 from symgrad.pinn.problems import (
@@ -86,6 +89,7 @@ __all__ = [
     "robin",
     "periodic",
     "observations",
+    "ode_residual",
     "neumann",
     "initial",
     "dirichlet",

@@ -121,7 +121,10 @@ class ResidualLoss:
             ``term_names`` names them.
 
     ``observes`` is True for a term of observed values (``conditions.observations``): ``solve``
-    fits those first.
+    fits those first. ``formulation`` is the residual's own ``choice`` (how it wrote its equation,
+    as :func:`~symgrad.pinn.ode_residual` says), which ``solve`` reports; "" where it has none.
+    ``poles`` is the residual's own ``poles``: True where it divides by the solution, which must
+    then not cross 0 anywhere (``solve`` does not leave times untrained); False where it does not say.
     """
 
     observes = False
@@ -138,6 +141,9 @@ class ResidualLoss:
     ):
         self.params = parameters_of(params)
         self.name = name
+        # how the residual wrote its equation, where it says (``ode_residual``'s ``choice``): solve reports it
+        self.formulation = str(getattr(residual, "choice", "") or "")
+        self.poles = bool(getattr(residual, "poles", False))  # the residual divides by the solution
         self.dtype = network_dtype(self.params)
         if isinstance(names, str):
             raise TypeError(

@@ -6,6 +6,12 @@ DeepXDE's examples/pinn_forward/Lotka_Volterra.py written with symgrad.pinn: the
 ([1, 64 x 6, 2], tanh, Glorot normal) inside its transforms (the network sees sin t; the outputs
 are y * tanh(t) + the initial values, so the initial conditions hold exactly), its 3000 points
 inside and the 2 ends, trained by ``solve``.
+The equations are given as the example gives them to solve_ivp (its ``func(t, r)``, ``rates``
+here) through ``ode_residual``: both populations' rates vanish with them and start above 0, so
+the exact r and p stay positive and their residuals are fitted divided by r and p (the equations
+of log r and log p; ``solve`` says so). The example's absolute residuals reward r, p near 0, where
+a network that loses the trajectory falls (150 s, seeds 0 and 1: 0.87 and 0.87; divided 0.12 and
+0.57; DeepXDE 0.60 and 0.87).
 Departures from the example: the PyTorch version of its input transform (sin t; the TensorFlow
 version adds sin 2t .. sin 6t); DeepXDE has no exact solution here (the reference is solve_ivp's);
 scrambled Halton points (DeepXDE: Hammersley).
@@ -21,13 +27,13 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from symgrad import ops
-from symgrad.pinn import MLP, ResidualLoss, TimeDomain, grad, predict, solve
+from symgrad.pinn import MLP, ResidualLoss, TimeDomain, ode_residual, predict, solve
 
 UB, RB = 200, 20
 
 
 def rates(t, r):
-    """The right-hand side, for solve_ivp."""
+    """The right-hand side (the example's func), for solve_ivp and for the residual: r a tuple (x, y)."""
     x, y = r
     return (
         RB / UB * (2.0 * UB * x - 0.04 * UB * x * UB * y),
@@ -60,15 +66,7 @@ def build(seed=0):
         r, p = net(ops.sin(t))
         return r * ops.tanh(t) + 100 / UB, p * ops.tanh(t) + 15 / UB
 
-    x, y = (lambda t: u(t)[0]), (lambda t: u(t)[1])
-
-    def ode(t):
-        r, p = u(t)
-        return (
-            grad(x)(t) - 1 / UB * RB * (2.0 * UB * r - 0.04 * UB * r * UB * p),
-            grad(y)(t) - 1 / UB * RB * (0.02 * r * UB * p * UB - 1.06 * p * UB),
-        )
-
+    ode = ode_residual(u, rates, y0=(100 / UB, 15 / UB))  # r' - rates(t, (r, p))[0], ...
     inside = time.interior(3000, "halton", seed)
     terms = [(ResidualLoss(ode, ("t",), net, name="ode"), np.hstack([inside, time.boundary(2)]))]
     return terms, net, u, None
