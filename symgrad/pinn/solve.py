@@ -327,8 +327,8 @@ def _chained(
         share = 1.0
     rest = min(0.5, 0.02 * seconds)  # time too short for another stage
     span = time_span(every)
-    poles = [term_label(term, i) for i, (term, _) in enumerate(every) if _has_poles(term)]
     if span is not None and MARCH_SHARE > 0 and not gauss_newton and left() > rest:
+        poles = [term_label(term, i) for i, (term, _) in enumerate(every) if _has_poles(term)]
         if poles:
             result.choices.append(
                 f"no time windows: {', '.join(poles)} divides its residual by the solution, which windows "
