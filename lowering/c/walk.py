@@ -34,6 +34,15 @@ _LANES = (8, 4)  # points per block, the most that fit in _BLOCK_BYTES (2 would 
 # a block's arrays (measured: the H = 64 Burgers loss gradient is faster in 8 lanes than 2)
 _BLOCK_BYTES = 2048 * 1024
 _VECTOR_BYTES = 32  # one AVX register (two NEON registers)
+# bytes past each block array of a tiled program (three cache lines). Unpadded, a block array is a
+# power of two in size (H x 32 doubles), so every array starts at the same offset modulo 4 KB: the
+# dozens a fused loop reads and writes map to one set of the 8-way L1 cache and evict each other (a
+# modified MLP's last loop of the loss gradient, 50 arrays read and 11 written: 37 of 165 ms at
+# H = 128). Padded, each starts three lines later in the sets than the one before it. Burgers loss
+# gradient, N = 1e4, 2 threads, Zen 4, 3 alternating calls each (ms): modified MLP H = 128 164-165
+# unpadded, 118 one line, 113-114 three, 113 five; H = 256 481-493, 390-401, 390-405, 391-396; MLP
+# H = 256 334-336, 329-333, 328-332, 326-334
+_STAGGER_BYTES = 192
 
 
 def _lanes(target: str, tiled: bool, per_point: int, itemsize: int, vector_bytes: int) -> int:
@@ -164,11 +173,12 @@ class PointPrinter:
         """The declaration of a per-point array (times the lanes of a blocked node): on the
         stack, or in the thread's heap scratch (in a tiled program, a block array takes scratch
         freed by arrays no node reads any more, and is no ``restrict`` pointer: two names may
-        be one place at different times)."""
+        be one place at different times; it is padded by ``_STAGGER_BYTES``)."""
         size *= self.width
         if not self.heap:
             return f"{self.real} {name}[{size}];"
         if self.reusing and self.lane:
+            size += _STAGGER_BYTES // self.itemsize
             fits = [region for region in self.free if region[1] >= size]
             if fits:
                 offset, room = min(fits, key=lambda region: region[1])
