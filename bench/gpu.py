@@ -50,9 +50,10 @@ def best_time(fn, sync, repeat: int) -> tuple[float, object]:
     return best, out
 
 
-def symgrad_gpu(weights, xs, ts, path: str = "auto"):
+def symgrad_gpu(weights, xs, ts, path: str = "auto", graphs: bool = True):
     """symgrad's backend "cupy" for the residual terms and the loss gradient: its own choice between
-    the fused per-point kernel and the array program (``path="auto"``), or ``"fused"`` or ``"array"``."""
+    the fused per-point kernel and the array program (``path="auto"``), or ``"fused"`` or ``"array"``;
+    ``graphs=False``: never a CUDA graph (every call launches its kernels from Python)."""
     import cupy
 
     import symgrad
@@ -79,6 +80,9 @@ def symgrad_gpu(weights, xs, ts, path: str = "auto"):
     for k in (residual, loss):
         if path == "fused":
             k._fn.arrays = None  # never handed to the array program, at any batch size
+        for function in (k._fn, getattr(k._fn, "arrays", None)):
+            if function is not None and not graphs:
+                function.graphs.replay = False
     residual(X, T, *W)
     loss(X, T, *W)
     cupy.cuda.Device().synchronize()
@@ -87,7 +91,8 @@ def symgrad_gpu(weights, xs, ts, path: str = "auto"):
     def loss_call():
         return loss(X, T, *W)
 
-    loss_call.kernel = loss  # type: ignore[attr-defined]  # for --profile
+    loss_call.kernel = loss  # type: ignore[attr-defined]  # for --profile and graph_note
+    loss_call.residual_kernel = residual  # type: ignore[attr-defined]
     return setup, (lambda: residual(X, T, *W)), loss_call, cupy.cuda.Device().synchronize
 
 
@@ -200,6 +205,19 @@ def profile_finish(H: int, N: int, dtype) -> None:
         )
 
 
+def graph_note(name: str, loss) -> str:
+    """How many CUDA graphs symgrad's two kernels replay (and why not, where recording failed)."""
+    parts = []
+    for label, kernel in (("residual", loss.residual_kernel), ("res+grad", loss.kernel)):
+        cache = kernel._fn.graphs
+        held = sum(recorded.nbytes for recorded in cache.graphs.values()) / 2**20
+        text = f"{label} {len(cache.graphs)} graph(s)" + (f" holding {held:.1f} MiB" if cache.graphs else "")
+        text += f", refused: {cache.refused}" if cache.refused else ""
+        text += "".join(f", plain: {why}" for why in cache.plain.values())
+        parts.append(text)
+    return f"# {name}: " + "; ".join(parts)
+
+
 def host(values) -> list[np.ndarray]:
     """Every array of a result list on the host, as float64."""
     out = []
@@ -240,6 +258,7 @@ def main() -> None:
         "symgrad": symgrad_gpu,
         "symgrad-fused": lambda *a: symgrad_gpu(*a, path="fused"),
         "symgrad-array": lambda *a: symgrad_gpu(*a, path="array"),
+        "symgrad-nographs": lambda *a: symgrad_gpu(*a, graphs=False),
         "torch": torch_gpu,
         "jax": jax_gpu,
     }
@@ -259,12 +278,15 @@ def main() -> None:
             rng = np.random.default_rng(1)
             xs, ts = rng.uniform(-1, 1, N).astype(dtype), rng.uniform(0, 1, N).astype(dtype)
             row, reference, diff = [str(H), f"{N:.0e}"], None, 0.0
+            notes: list[str] = []
             mine = None
             for name in chosen:
                 try:
                     _setup, residual, loss, sync = runners[name](weights, xs, ts)
                     t_res, res = best_time(residual, sync, 5)
                     t_loss, lo = best_time(loss, sync, 5)
+                    if hasattr(loss, "kernel"):
+                        notes.append(graph_note(name, loss))
                 except Exception as error:  # a peer that fails on this GPU is reported, not fatal
                     row += [f"failed: {type(error).__name__}: {str(error)[:80]}", "-"]
                     release()
@@ -290,6 +312,8 @@ def main() -> None:
                     row += [f"{1e3 * t_res:.2f}", f"{1e3 * t_loss:.2f}"]
             flag = "" if diff < tolerance else " DISAGREE"
             print("| " + " | ".join(row) + f" | {diff:.1e}{flag} |", flush=True)
+            for note in notes:
+                print(note, flush=True)
 
 
 if __name__ == "__main__":

@@ -54,13 +54,13 @@ class ArrayRuntime:
         return a[_index(index)]
 
     def scatter(self, a, rank: int, index: tuple, shape: tuple):
-        a = self.xp.asarray(a)
+        a = self.asarray(a)
         out = self.xp.zeros(a.shape[: a.ndim - rank] + shape, dtype=a.dtype)
         out[_index(index)] = a
         return out
 
     def stack(self, arrays: list, axis: int, rank: int):
-        arrays = self.xp.broadcast_arrays(*(self.xp.asarray(a) for a in arrays))
+        arrays = self.xp.broadcast_arrays(*(self.asarray(a) for a in arrays))
         return self.xp.stack(arrays, axis=axis - rank)
 
     def matmul(self, a, b, rank_a: int, rank_b: int, transpose_a: bool, transpose_b: bool):
@@ -71,22 +71,31 @@ class ArrayRuntime:
             b = xp.swapaxes(b, -1, -2)
         if rank_a == 2 and rank_b == 2:
             if a.ndim > 2 and b.ndim == 2:  # batched rows times one matrix: a single BLAS call
-                return (a.reshape(-1, a.shape[-1]) @ b).reshape(a.shape[:-1] + b.shape[-1:])
+                return self.product(a.reshape(-1, a.shape[-1]), b).reshape(a.shape[:-1] + b.shape[-1:])
             if b.ndim > 2 and a.ndim == 2:
                 rows = xp.swapaxes(b, -1, -2)
-                out = rows.reshape(-1, rows.shape[-1]) @ xp.swapaxes(a, -1, -2)
+                out = self.product(rows.reshape(-1, rows.shape[-1]), xp.swapaxes(a, -1, -2))
                 return xp.swapaxes(out.reshape(rows.shape[:-1] + a.shape[:1]), -1, -2)
-            return xp.matmul(a, b)
+            return self.product(a, b)
         if rank_a == 1 and rank_b == 2:
             # Rows of a batched vector times one matrix is a single matrix product.
-            return xp.matmul(a, b) if b.ndim == 2 else xp.matmul(a[..., None, :], b)[..., 0, :]
+            return self.product(a, b) if b.ndim == 2 else self.product(a[..., None, :], b)[..., 0, :]
         if rank_a == 2 and rank_b == 1:
-            return xp.matmul(b, xp.swapaxes(a, -1, -2)) if a.ndim == 2 else xp.matmul(a, b[..., None])[..., 0]
+            return (
+                self.product(b, xp.swapaxes(a, -1, -2))
+                if a.ndim == 2
+                else self.product(a, b[..., None])[..., 0]
+            )
         return xp.sum(a * b, axis=-1)
+
+    def product(self, a, b):
+        """``a @ b``: every matrix product of ``matmul`` and the batch sums (CuPy's own while a CUDA
+        graph records)."""
+        return self.xp.matmul(a, b)
 
     def batch_sum(self, a, rank: int, batch: tuple):
         """Sum over the batch axes; a value without batch axes counts once per point."""
-        a = self.xp.asarray(a)
+        a = self.asarray(a)
         shape = tuple(a.shape[a.ndim - rank :])
         if a.ndim == rank:
             return a * math.prod(batch)
@@ -107,7 +116,7 @@ class ArrayRuntime:
             return self.batch_sum(col, 1, batch)[:, None] * row[None, :]
         col = self.xp.broadcast_to(col, batch + col.shape[-1:]).reshape(-1, col.shape[-1])
         row = self.xp.broadcast_to(row, batch + row.shape[-1:]).reshape(-1, row.shape[-1])
-        return col.T @ row
+        return self.product(col.T, row)
 
     def relu(self, x):
         return self.xp.maximum(x, 0)

@@ -122,6 +122,7 @@ class Device:
     """``cupy.cuda.Device()``: its free and total memory (``free`` is set by tests), ``synchronize``."""
 
     free = 2**30
+    id = 0
 
     @property
     def mem_info(self) -> tuple[int, int]:
@@ -139,10 +140,61 @@ def fake_cupy() -> types.ModuleType:
     module.asnumpy = np.asarray  # type: ignore[attr-defined]
     module.RawKernel = RawKernel  # type: ignore[attr-defined]
     module.ElementwiseKernel = ElementwiseKernel  # type: ignore[attr-defined]
-    module.cuda = types.SimpleNamespace(Device=Device)  # type: ignore[attr-defined]
+    null_stream = types.SimpleNamespace(ptr=0, synchronize=lambda: None)
+    module.cuda = types.SimpleNamespace(Device=Device, get_current_stream=lambda: null_stream)  # type: ignore[attr-defined]
     pool = types.SimpleNamespace(free_bytes=lambda: 0, free_all_blocks=lambda: None)
     module.get_default_memory_pool = lambda: pool  # type: ignore[attr-defined]
     return module
+
+
+def record(cupy, fn, values, runtime):
+    """``lowering.cupy.graphs.record`` for the double: recording runs ``fn`` once on copies of
+    ``values`` with the runtime refusing host values (as while a graph records); a launch runs it
+    again on those inputs and writes the results into the recorded outputs, as a graph does."""
+    from lowering.cupy import graphs
+
+    inputs = [np.array(v, copy=True) for v in values]
+    runtime.recording = True
+    try:
+        outputs = list(fn(*inputs))
+    finally:
+        runtime.recording = False
+
+    def launch() -> None:
+        for k, fresh in enumerate(fn(*inputs)):
+            target = outputs[k]
+            if isinstance(target, np.ndarray) and target.flags.writeable and target.shape == np.shape(fresh):
+                target[...] = fresh
+            else:  # a read-only view (a broadcast): the graph would rewrite the memory under it
+                outputs[k] = fresh
+        launch.count += 1  # type: ignore[attr-defined]
+
+    launch.count = 0  # type: ignore[attr-defined]
+    return graphs.Recorded(launch, inputs, outputs, None, 0)
+
+
+def gemm(call, first, second, out, stream) -> None:
+    """``lowering.cupy.gemm.gemm`` for the double: cuBLAS's column-major product, done by NumPy on
+    the operands' memory as cuBLAS reads it (each operand's elements in memory order, column j of
+    the stored matrix at ``j * ld``), so the row-major plan is checked, not assumed."""
+
+    def stored(array, rows: int, cols: int, ld: int) -> np.ndarray:
+        flat = np.ravel(array, order="K")  # memory order of a C- or F-contiguous array
+        assert np.shares_memory(flat, array) and ld >= max(1, rows)
+        step = flat.itemsize
+        return np.lib.stride_tricks.as_strided(flat, (rows, cols), (step, ld * step), writeable=False)
+
+    m, n, k = call.m, call.n, call.k
+    a = stored(first, m, k, call.ld_first) if call.op_first == 0 else stored(first, k, m, call.ld_first).T
+    b = (
+        stored(second, k, n, call.ld_second)
+        if call.op_second == 0
+        else stored(second, n, k, call.ld_second).T
+    )
+    assert out.flags.c_contiguous and call.ld_out >= m
+    flat = out.reshape(-1)
+    target = np.lib.stride_tricks.as_strided(flat, (m, n), (flat.itemsize, call.ld_out * flat.itemsize))
+    target[...] = a @ b
 
 
 @pytest.fixture(params=["double", "gpu"])
@@ -161,4 +213,9 @@ def cupy_or_double(request, monkeypatch):
     if "cupy" in sys.modules and not hasattr(sys.modules["cupy"], "RawKernel"):
         pytest.skip("a module named cupy is loaded that is not CuPy")
     monkeypatch.setitem(sys.modules, "cupy", fake_cupy())
+    from lowering.cupy import gemm as cupy_gemm
+    from lowering.cupy import graphs
+
+    monkeypatch.setattr(graphs, "record", record)
+    monkeypatch.setattr(cupy_gemm, "gemm", gemm)
     return sys.modules["cupy"]

@@ -29,7 +29,7 @@ class CupyBackend(Backend):
         from lowering.cupy.functions import ArrayCudaFunction, FusedCudaFunction, runs_as_arrays
 
         program, function = super().build(outputs, args, reductions)
-        arrays = ArrayCudaFunction(function, program.consts, outputs, args, reductions)
+        arrays = ArrayCudaFunction(function, program, outputs, args, reductions)
         if runs_as_arrays(outputs, args):
             return program, arrays
         fused = FusedCudaFunction(outputs, args, reductions, arrays)

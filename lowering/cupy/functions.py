@@ -12,6 +12,9 @@ one thread per point would keep H-wide activations in local memory and stream th
 point), and narrow ones on at least ``ARRAY_POINTS`` points: the printed array program over CuPy,
 every product one cuBLAS matrix product over the whole batch (tiled by cuBLAS), elementwise ops as
 CuPy kernels, in chunks of points that fit a quarter of the GPU's free memory (CuPy's pool included).
+
+Either way, a call on few points that repeats the shapes of an earlier one replays a CUDA graph
+(``lowering/cupy/graphs.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import numpy as np
 from lowering import batch_sums
 from lowering.c import point_inputs, print_point_program, tiles
 from lowering.chunks import in_chunks
+from lowering.cupy.graphs import GraphCache, replayable
 from lowering.cupy.runtime import CupyRuntime
 from lowering.printer import FUNCTION, Program, argument_names
 from symgrad.core.graph import Node, Var, topo_order
@@ -46,17 +50,18 @@ def runs_as_arrays(outputs: Sequence[Node], args: Sequence[Var]) -> bool:
 class ArrayCudaFunction:
     """The printed array program over CuPy, run in chunks of points that fit the GPU's memory.
 
-    It calls the program with the program's own constants (``consts``), not the ones it is
-    handed: a fused kernel that hands it a big batch passes the CUDA program's (none)."""
+    It calls the program with the program's own constants (``program.consts``), not the ones it
+    is handed: a fused kernel that hands it a big batch passes the CUDA program's (none)."""
 
-    def __init__(self, function, consts: list, outputs: Sequence[Node], args: Sequence[Var], reductions):
+    def __init__(self, function, program: Program, outputs: Sequence[Node], args: Sequence[Var], reductions):
         import cupy
 
         self.cupy = cupy
         self.function = function
-        self.consts = consts
+        self.consts = program.consts
         self.outputs, self.args, self.reductions = list(outputs), list(args), list(reductions)
         self.point_bytes = batch_sums.point_bytes(self.outputs, self.reductions)
+        self.graphs = GraphCache(cupy, function.__globals__["rt"], replayable(program.source))
 
     def __call__(self, *values_and_consts_and_batch):
         *values, _consts, batch = values_and_consts_and_batch
@@ -64,7 +69,7 @@ class ArrayCudaFunction:
         free, _total = self.cupy.cuda.Device().mem_info  # and what CuPy's pool holds unused
         size = max(1, (free + self.cupy.get_default_memory_pool().free_bytes()) // 4 // self.point_bytes)
         if math.prod(batch) <= size:
-            return self.function(*values, consts, batch)
+            return self.graphs(lambda *v: self.function(*v, consts, batch), values, batch)
         return in_chunks(
             self.function, self.args, self.outputs, self.reductions, values, consts, batch, size, self.cupy
         )
@@ -92,10 +97,12 @@ class FusedCudaFunction:
         header = f"def finish({', '.join([*names.values(), '_batch'])}):"
         body = ", ".join(batch_sums.render_all(outputs, plans, names))
         self.finish_source = f"{header}\n    return ({body},)\n"
-        namespace = {"np": cupy, "xp": cupy, "rt": CupyRuntime(cupy)}
+        runtime = CupyRuntime(cupy)
+        namespace = {"np": cupy, "xp": cupy, "rt": runtime}
         exec(compile(self.finish_source, "<symgrad batch sums>", "exec"), namespace)
         self._finish = namespace["finish"]
         self._kernel = cupy.RawKernel(self.point.source, FUNCTION)
+        self.graphs = GraphCache(cupy, runtime, replayable(self.finish_source))
 
     @property
     def program(self) -> Program:
@@ -103,11 +110,16 @@ class FusedCudaFunction:
         return Program(source, argument_names(self.args), [], self.point.op_count)
 
     def __call__(self, *values_and_consts_and_batch):
-        cupy = self.cupy
         *values, _consts, batch = values_and_consts_and_batch
         n = math.prod(batch)
         if self.arrays is not None and n >= ARRAY_POINTS:
             return self.arrays(*values_and_consts_and_batch)
+        return self.graphs(lambda *v: self._launch(v, batch), values, batch)
+
+    def _launch(self, values, batch: tuple) -> tuple:
+        """The kernel over the batch, then the batch sums."""
+        cupy = self.cupy
+        n = math.prod(batch)
         params: list = [np.int64(n)]
         for array, stride in point_inputs(cupy, self.args, values, batch, self.real):
             params += [array, np.int64(stride)]

@@ -1,33 +1,82 @@
 """``CupyRuntime``: the ``rt`` helpers of a CuPy array program (batch sums as cuBLAS products,
-runs of elementwise ops as one compiled kernel)."""
+runs of elementwise ops as one compiled kernel, constants made on the GPU once)."""
 
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
+import numpy as np
+
+from lowering.cupy import gemm
 from lowering.runtime import ArrayRuntime
 
 
 class CupyRuntime(ArrayRuntime):
-    """``ArrayRuntime`` over CuPy, with the two things a GPU does differently."""
+    """``ArrayRuntime`` over CuPy, with what a GPU does differently."""
 
     def __init__(self, xp):
         super().__init__(xp)
         self.kernels: dict[tuple[str, int, int], Any] = {}  # (operation, inputs, outputs) -> kernel
+        self.scalars: dict[tuple[type, str, str], Any] = {}  # (type, repr, dtype) -> 0-d GPU array
+        self.thread = threading.local()  # its .recording: a CUDA graph records this thread's call
+
+    @property
+    def recording(self) -> bool:
+        """Whether this thread's call is being recorded into a CUDA graph (lowering/cupy/graphs.py;
+        a program's runtime is shared by the kernels with its source, on any thread)."""
+        return getattr(self.thread, "recording", False)
+
+    @recording.setter
+    def recording(self, on: bool) -> None:
+        self.thread.recording = on
+
+    def asarray(self, a):
+        """``a`` on the GPU; while a graph records, only arrays already there (a copy from the host
+        would be recorded as a copy from memory that is gone when the graph replays)."""
+        if self.recording and not isinstance(a, self.xp.ndarray):
+            raise RuntimeError(f"a host value ({type(a).__name__}) in a program being recorded")
+        return self.xp.asarray(a)
+
+    def scalar(self, value, dtype: str):
+        """The constant as a 0-d GPU array: a new one for each call (it may be an output, which the
+        caller owns), and while a graph records, a copy kept for the graph, made on the first call."""
+        key = (type(value), repr(value), dtype)  # repr keeps -0.0 apart from 0.0
+        if self.recording:
+            return self.scalars[key]  # a KeyError refuses the graph: never a copy from the host
+        if key not in self.scalars:
+            self.scalars[key] = self._constant(value, dtype)
+        return self._constant(value, dtype)
+
+    def _constant(self, value, dtype: str):
+        """A 0-d array of ``value``; -0.0 as 0 times -1 (CuPy fills an array with a zero by
+        clearing its memory, which gives +0.0: seen on an H200 with CuPy 14)."""
+        if value == 0 and np.signbit(np.asarray(value, dtype=dtype).real):
+            made = self.xp.zeros((), dtype=dtype)
+            made *= -1
+            return made
+        return self.xp.asarray(value, dtype=dtype)
+
+    def product(self, a, b):
+        """``a @ b`` by CuPy, or while a CUDA graph records by cuBLAS called directly (CuPy refuses
+        cuBLAS calls during a capture: lowering/cupy/gemm.py)."""
+        if self.recording:
+            return gemm.product(self.xp, a, b)
+        return self.xp.matmul(a, b)
 
     def batch_sum(self, a, rank: int, batch: tuple):
         """Sum over the batch axes as a product with a ones vector (cuBLAS): CuPy reduces a column of a
         million rows on a few blocks (11-23 ms for 1e6 x 16 on an H200, 0.06 ms as a product;
         bench/gpu.py --profile)."""
-        a = self.xp.asarray(a)
+        a = self.asarray(a)
         if a.ndim == rank or a.dtype.kind != "f":
             return super().batch_sum(a, rank, batch)
         shape = tuple(a.shape[a.ndim - rank :])
         if tuple(a.shape[: a.ndim - rank]) != batch:
             a = self.xp.broadcast_to(a, batch + shape)
         flat = a.reshape(math.prod(batch), -1)
-        return (self.xp.ones(flat.shape[0], dtype=flat.dtype) @ flat).reshape(shape)
+        return self.product(self.xp.ones(flat.shape[0], dtype=flat.dtype), flat).reshape(shape)
 
     def fused(self, operation: str, outputs: int, *inputs) -> tuple:
         """The elementwise ``operation`` (C statements reading ``in0``... and writing ``out0``...,
