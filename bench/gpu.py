@@ -80,9 +80,8 @@ def symgrad_gpu(weights, xs, ts, path: str = "auto", graphs: bool = True):
     for k in (residual, loss):
         if path == "fused":
             k._fn.arrays = None  # never handed to the array program, at any batch size
-        for function in (k._fn, getattr(k._fn, "arrays", None)):
-            if function is not None and not graphs:
-                function.graphs.replay = False
+        if not graphs and k._fn.graphs is not None:  # a fused kernel's are its array program's
+            k._fn.graphs.replay = False
     residual(X, T, *W)
     loss(X, T, *W)
     cupy.cuda.Device().synchronize()
@@ -210,6 +209,9 @@ def graph_note(name: str, loss) -> str:
     parts = []
     for label, kernel in (("residual", loss.residual_kernel), ("res+grad", loss.kernel)):
         cache = kernel._fn.graphs
+        if cache is None:  # the fused kernel alone (no array program): never a graph
+            parts.append(f"{label} no graphs")
+            continue
         held = sum(recorded.nbytes for recorded in cache.graphs.values()) / 2**20
         text = f"{label} {len(cache.graphs)} graph(s)" + (f" holding {held:.1f} MiB" if cache.graphs else "")
         text += f", refused: {cache.refused}" if cache.refused else ""

@@ -13,8 +13,10 @@ point), and narrow ones on at least ``ARRAY_POINTS`` points: the printed array p
 every product one cuBLAS matrix product over the whole batch (tiled by cuBLAS), elementwise ops as
 CuPy kernels, in chunks of points that fit a quarter of the GPU's free memory (CuPy's pool included).
 
-Either way, a call on few points that repeats the shapes of an earlier one replays a CUDA graph
-(``lowering/cupy/graphs.py``).
+Either way, a call on few points that repeats the shapes of an earlier one may replay a CUDA graph
+of the array program (``lowering/cupy/graphs.py``), kept where it was faster than the call it
+replaces: at 10^3-10^5 points the graph of a narrow network's cuBLAS products beats the fused
+kernel's loss gradient too (bench/RESULTS.md, "CUDA graphs").
 """
 
 from __future__ import annotations
@@ -97,12 +99,10 @@ class FusedCudaFunction:
         header = f"def finish({', '.join([*names.values(), '_batch'])}):"
         body = ", ".join(batch_sums.render_all(outputs, plans, names))
         self.finish_source = f"{header}\n    return ({body},)\n"
-        runtime = CupyRuntime(cupy)
-        namespace = {"np": cupy, "xp": cupy, "rt": runtime}
+        namespace = {"np": cupy, "xp": cupy, "rt": CupyRuntime(cupy)}
         exec(compile(self.finish_source, "<symgrad batch sums>", "exec"), namespace)
         self._finish = namespace["finish"]
         self._kernel = cupy.RawKernel(self.point.source, FUNCTION)
-        self.graphs = GraphCache(cupy, runtime, replayable(self.finish_source))
 
     @property
     def program(self) -> Program:
@@ -112,9 +112,25 @@ class FusedCudaFunction:
     def __call__(self, *values_and_consts_and_batch):
         *values, _consts, batch = values_and_consts_and_batch
         n = math.prod(batch)
-        if self.arrays is not None and n >= ARRAY_POINTS:
+        if self.arrays is None:
+            return self._launch(values, batch)
+        if n >= ARRAY_POINTS:
             return self.arrays(*values_and_consts_and_batch)
-        return self.graphs(lambda *v: self._launch(v, batch), values, batch)
+        # the array program's CUDA graph, where one was kept for these shapes: on few points the
+        # graph of cuBLAS products beat this kernel (bench/RESULTS.md, "CUDA graphs")
+        arrays = self.arrays
+        program = arrays.function
+        return arrays.graphs(
+            lambda *v: program(*v, arrays.consts, batch),
+            values,
+            batch,
+            plain=lambda *v: self._launch(v, batch),
+        )
+
+    @property
+    def graphs(self) -> GraphCache | None:
+        """The CUDA graphs of the array program this kernel's calls replay (None: no array program)."""
+        return None if self.arrays is None else self.arrays.graphs
 
     def _launch(self, values, batch: tuple) -> tuple:
         """The kernel over the batch, then the batch sums."""

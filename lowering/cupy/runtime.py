@@ -1,5 +1,5 @@
 """``CupyRuntime``: the ``rt`` helpers of a CuPy array program (batch sums as cuBLAS products,
-runs of elementwise ops as one compiled kernel, constants made on the GPU once)."""
+runs of elementwise ops as one compiled kernel, constants filled on the GPU)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ class CupyRuntime(ArrayRuntime):
     def __init__(self, xp):
         super().__init__(xp)
         self.kernels: dict[tuple[str, int, int], Any] = {}  # (operation, inputs, outputs) -> kernel
-        self.scalars: dict[tuple[type, str, str], Any] = {}  # (type, repr, dtype) -> 0-d GPU array
         self.thread = threading.local()  # its .recording: a CUDA graph records this thread's call
 
     @property
@@ -40,23 +39,15 @@ class CupyRuntime(ArrayRuntime):
         return self.xp.asarray(a)
 
     def scalar(self, value, dtype: str):
-        """The constant as a 0-d GPU array: a new one for each call (it may be an output, which the
-        caller owns), and while a graph records, a copy kept for the graph, made on the first call."""
-        key = (type(value), repr(value), dtype)  # repr keeps -0.0 apart from 0.0
-        if self.recording:
-            return self.scalars[key]  # a KeyError refuses the graph: never a copy from the host
-        if key not in self.scalars:
-            self.scalars[key] = self._constant(value, dtype)
-        return self._constant(value, dtype)
-
-    def _constant(self, value, dtype: str):
-        """A 0-d array of ``value``; -0.0 as 0 times -1 (CuPy fills an array with a zero by
-        clearing its memory, which gives +0.0: seen on an H200 with CuPy 14)."""
+        """The constant as a new 0-d GPU array (it may be an output, which the caller owns), filled
+        on the GPU rather than copied from the host, so that a CUDA graph may record it; -0.0 as 0
+        times -1 (CuPy fills an array with a zero by clearing its memory, which gives +0.0: seen on
+        an H200 with CuPy 14)."""
         if value == 0 and np.signbit(np.asarray(value, dtype=dtype).real):
             made = self.xp.zeros((), dtype=dtype)
             made *= -1
             return made
-        return self.xp.asarray(value, dtype=dtype)
+        return self.xp.full((), value, dtype=dtype)
 
     def product(self, a, b):
         """``a @ b`` by CuPy, or while a CUDA graph records by cuBLAS called directly (CuPy refuses
