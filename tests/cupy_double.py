@@ -173,7 +173,7 @@ def record(cupy, fn, values, runtime):
     return graphs.Recorded(launch, inputs, outputs, None, 0)
 
 
-def gemm(call, first, second, out, stream) -> None:
+def gemm(call, first, second, out, stream, device) -> None:
     """``lowering.cupy.gemm.gemm`` for the double: cuBLAS's column-major product, done by NumPy on
     the operands' memory as cuBLAS reads it (each operand's elements in memory order, column j of
     the stored matrix at ``j * ld``), so the row-major plan is checked, not assumed."""

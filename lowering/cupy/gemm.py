@@ -4,7 +4,7 @@ CuPy refuses every cuBLAS call while a stream is being captured (``setStream`` i
 raises NotImplementedError, CuPy 13 and 14), though cuBLAS supports capture (its guide, "CUDA
 Graphs Support"; alpha and beta in host pointer mode are recorded by value). So while a graph
 records, ``CupyRuntime.product`` calls ``cublasDgemm`` / ``cublasSgemm`` here, on a handle of its
-own, through ctypes: the library CuPy already loaded, found by its name.
+own for each device, through ctypes: the library CuPy already loaded, found by its name.
 
 Row-major ``C = A @ B`` is column-major ``C^T = B^T A^T``: a C-contiguous operand is its own
 transpose in column-major order (no flag), an F-contiguous one (a transposed view) is flagged.
@@ -13,6 +13,7 @@ transpose in column-major order (no flag), an F-contiguous one (a transposed vie
 from __future__ import annotations
 
 import ctypes
+import threading
 from dataclasses import dataclass
 
 _LIBRARIES = ("libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so")
@@ -74,19 +75,25 @@ class Cublas:
         _check(status, "cublasDgemm" if double else "cublasSgemm")
 
 
-_cublas: list[Cublas] = []
+_handles: dict[int, Cublas] = {}  # by device: a cuBLAS handle belongs to the device it was made on
+_lock = threading.Lock()  # one call at a time on a handle (its stream is set for each call)
 
 
-def cublas() -> Cublas:
-    """The handle, made on first use (before a capture begins: lowering/cupy/graphs.py)."""
-    if not _cublas:
-        _cublas.append(Cublas())
-    return _cublas[0]
+def cublas(device: int) -> Cublas:
+    """The current device's handle (``device`` its id), made on first use, which is before a
+    capture begins (lowering/cupy/graphs.py)."""
+    with _lock:
+        if device not in _handles:
+            _handles[device] = Cublas()
+        return _handles[device]
 
 
-def gemm(call: Gemm, first, second, out, stream: int) -> None:
-    """One cuBLAS product (replaced by a NumPy emulation in the CuPy test double)."""
-    cublas().gemm(call, first, second, out, stream)
+def gemm(call: Gemm, first, second, out, stream: int, device: int) -> None:
+    """One cuBLAS product on the current device (replaced by a NumPy emulation in the CuPy test
+    double)."""
+    handle = cublas(device)
+    with _lock:
+        handle.gemm(call, first, second, out, stream)
 
 
 def product(xp, a, b):
@@ -102,7 +109,7 @@ def product(xp, a, b):
     call = plan(left.shape, left.flags.c_contiguous, right.shape, right.flags.c_contiguous)
     out = xp.empty((left.shape[0], right.shape[1]), dtype=a.dtype)
     if out.size and left.shape[1]:
-        gemm(call, right, left, out, xp.cuda.get_current_stream().ptr)
+        gemm(call, right, left, out, xp.cuda.get_current_stream().ptr, xp.cuda.Device().id)
     elif out.size:
         out[...] = 0
     shape = (*a.shape[:-1], *b.shape[1:]) if b.ndim == 2 else a.shape[:-1]

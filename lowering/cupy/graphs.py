@@ -23,6 +23,7 @@ import math
 import re
 import threading
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ from lowering.cupy import gemm
 GRAPH_POINTS = 2**16  # calls on fewer points replay a graph (0: never)
 GRAPHS_PER_FUNCTION = 4  # shapes remembered per kernel; past that, calls run as before
 GRAPH_MEMORY = 1 / 16  # the most of the GPU's memory one graph may hold (its pool) for good
+GRAPHS_MEMORY = 1 / 4  # and all graphs together
 # runtime helpers that only launch device work on device arrays (no host values, no host sync)
 DEVICE_ONLY = frozenset(
     "scalar lift expand_dims broadcast_to reduce_sum reshape transpose getitem scatter stack matmul "
@@ -65,7 +67,7 @@ def record(cupy, fn: Callable[..., tuple], values: Sequence, runtime) -> Recorde
     """``fn(*inputs)`` captured into a CUDA graph, with ``inputs`` copies of ``values`` and every
     array of the capture (inputs, temporaries, outputs) from a pool of its own."""
     cupy.cuda.device.get_cublas_handle()  # CuPy's cuBLAS loaded (gemm finds the library it loaded)
-    gemm.cublas()  # and the handle of the recorded products, made before the capture
+    gemm.cublas(cupy.cuda.Device().id)  # and the handle of the recorded products, before the capture
     pool = cupy.cuda.MemoryPool()
     stream = cupy.cuda.Stream(non_blocking=True)
     with cupy.cuda.using_allocator(pool.malloc):
@@ -165,13 +167,33 @@ class GraphCache:
         graph_seconds = min(replays)
         if len(got) != len(want) or not all(_same(self.cupy, g, w) for g, w in zip(got, want)):
             self.refused = "the replayed graph differs from a plain run"
-        elif recorded.nbytes > GRAPH_MEMORY * self.cupy.cuda.Device().mem_info[1]:
-            self.plain[key] = f"its graph holds {recorded.nbytes} bytes"
+        elif not _reserve(recorded, self.cupy.cuda.Device().mem_info[1]):
+            self.plain[key] = f"its graph would hold {recorded.nbytes} bytes, over {_held[0]} held"
         elif not faster(graph_seconds, plain_seconds):
             self.plain[key] = f"replayed in {1e3 * graph_seconds:.3f} ms, plain {1e3 * plain_seconds:.3f} ms"
         else:
             self.graphs[key] = recorded
         return tuple(want)
+
+
+_held = [0]  # bytes the kept graphs hold, all caches together
+_held_lock = threading.Lock()
+
+
+def _reserve(recorded: Recorded, total: int) -> bool:
+    """Whether the graph's memory fits the budgets (``GRAPH_MEMORY`` of the GPU's ``total`` bytes for
+    it, ``GRAPHS_MEMORY`` for all); if so it counts as held until the graph is freed."""
+    with _held_lock:
+        if recorded.nbytes > GRAPH_MEMORY * total or _held[0] + recorded.nbytes > GRAPHS_MEMORY * total:
+            return False
+        _held[0] += recorded.nbytes
+    weakref.finalize(recorded, _release, recorded.nbytes)
+    return True
+
+
+def _release(nbytes: int) -> None:
+    with _held_lock:
+        _held[0] -= nbytes
 
 
 def faster(graph_seconds: float, plain_seconds: float) -> bool:

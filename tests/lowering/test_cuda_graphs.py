@@ -215,3 +215,33 @@ def test_recorded_products_equal_numpys_for_every_layout(cupy_or_double, rng):
         gemm.product(cupy, cupy.ones((2, 3, 4)), cupy.ones((4, 2)))
     with pytest.raises(NotImplementedError, match="int64"):
         gemm.product(cupy, cupy.ones((2, 3), dtype=np.int64), cupy.ones((3, 2), dtype=np.int64))
+
+
+def test_graphs_hold_at_most_their_share_of_gpu_memory_until_freed(cupy_or_double, monkeypatch, rng):
+    """One graph may hold GRAPH_MEMORY of the GPU, all together GRAPHS_MEMORY; a freed kernel's
+    graphs give their share back."""
+    import gc
+
+    import cupy
+
+    monkeypatch.setattr(graphs, "faster", lambda graph, plain: True)
+    total = cupy.cuda.Device().mem_info[1]
+    share = total // 20  # under one graph's 1/16
+    real_record = graphs.record
+
+    def weighed(*args):
+        recorded = real_record(*args)
+        recorded.nbytes = share
+        return recorded
+
+    monkeypatch.setattr(graphs, "record", weighed)
+    gc.collect()
+    monkeypatch.setattr(graphs, "GRAPHS_MEMORY", (graphs._held[0] + 3.5 * share) / total)
+    kernels = [_called_wide_kernel(rng, 2) for _ in range(4)]
+    assert [len(k._fn.graphs.graphs) for k in kernels] == [1, 1, 1, 0]
+    assert "would hold" in next(iter(kernels[3]._fn.graphs.plain.values()))
+    del kernels[0]
+    gc.collect()
+    assert len(_called_wide_kernel(rng, 2)._fn.graphs.graphs) == 1  # its share was given back
+    monkeypatch.setattr(graphs, "GRAPH_MEMORY", 1 / 40)  # now one graph's share is too much
+    assert not _called_wide_kernel(rng, 2)._fn.graphs.graphs
