@@ -33,7 +33,8 @@ import numpy as np
 from lowering.cupy import gemm
 
 GRAPH_POINTS = 2**16  # calls on fewer points replay a graph (0: never)
-GRAPHS_PER_FUNCTION = 4  # shapes remembered per kernel; past that, calls run as before
+GRAPHS_PER_FUNCTION = 4  # graphs kept per kernel; past that, calls of new shapes run as before
+SHAPES_REMEMBERED = 256  # shapes seen once per kernel, forgotten together past this
 GRAPH_MEMORY = 1 / 16  # the most of the GPU's memory one graph may hold (its pool) for good
 GRAPHS_MEMORY = 1 / 4  # and all graphs together
 # runtime helpers that only launch device work on device arrays (no host values, no host sync)
@@ -129,6 +130,8 @@ class GraphCache:
             if recorded is not None:
                 return self._replay(recorded, values)
             if key not in self.seen or key in self.plain or len(self.graphs) >= GRAPHS_PER_FUNCTION:
+                if len(self.seen) >= SHAPES_REMEMBERED:  # a caller whose shapes never repeat
+                    self.seen.clear()
                 self.seen.add(key)
                 return plain(*values)
             return self._record(key, fn, plain, values)

@@ -49,6 +49,16 @@ class CupyRuntime(ArrayRuntime):
             return made
         return self.xp.full((), value, dtype=dtype)
 
+    def polygamma(self, x, n):
+        """The order-``n`` derivative of digamma by ``cupyx.scipy.special`` (SciPy's converts its
+        arguments to NumPy arrays, which CuPy refuses); the only elementwise op an array program
+        on CuPy calls through ``rt`` (it has no CUDA spelling to fuse)."""
+        try:
+            from cupyx.scipy import special
+        except ImportError:  # the CuPy test double: NumPy arrays, SciPy's
+            return super().polygamma(x, n)
+        return special.polygamma(int(n), x)
+
     def product(self, a, b):
         """``a @ b`` by CuPy, or while a CUDA graph records by cuBLAS called directly (CuPy refuses
         cuBLAS calls during a capture: lowering/cupy/gemm.py)."""

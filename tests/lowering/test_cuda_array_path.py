@@ -123,3 +123,18 @@ def test_the_shared_printer_keeps_no_program_state(cupy_or_double):
     outputs, inputs, _weights, reduce = _burgers([2, 64, 64, 1])
     kernel = symgrad.kernel(outputs, inputs, backend="cupy", reduce=reduce)
     assert "rt.fused(" in kernel.source and vars(printer) == before
+
+
+def test_polygamma_in_a_wide_network_runs_on_the_array_path(cupy_or_double, rng):
+    """polygamma has no CUDA spelling to fuse, so the array program calls ``rt.polygamma``: on CuPy
+    by cupyx.scipy.special (SciPy's would turn CuPy arrays into NumPy ones, which CuPy refuses)."""
+    net = PointMLP([2, 64, 64, 1], seed=0)
+    x, t = symgrad.placeholder("x"), symgrad.placeholder("t")
+    u = net(x, t)
+    outputs = [symgrad.ops.polygamma(0, 2.0 + u * u), symgrad.ops.polygamma(2, 1.5 + symgrad.ops.tanh(u))]
+    inputs = [x, t, *net.params]
+    kernel = symgrad.kernel(outputs, inputs, backend="cupy")
+    assert isinstance(kernel._fn, cuda.ArrayCudaFunction) and "rt.polygamma" in kernel.source
+    arrays = [rng.uniform(-1, 1, 40), rng.uniform(0, 1, 40), *[p.asnumpy() for p in net.params]]
+    for got, want in zip(_run(kernel, arrays), symgrad.kernel(outputs, inputs)(*arrays)):
+        np.testing.assert_allclose(got, want, rtol=1e-11)
