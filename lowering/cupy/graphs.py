@@ -170,10 +170,10 @@ class GraphCache:
         graph_seconds = min(replays)
         if len(got) != len(want) or not all(_same(self.cupy, g, w) for g, w in zip(got, want)):
             self.refused = "the replayed graph differs from a plain run"
-        elif not _reserve(recorded, self.cupy.cuda.Device().mem_info[1]):
-            self.plain[key] = f"its graph would hold {recorded.nbytes} bytes, over {_held[0]} held"
         elif not faster(graph_seconds, plain_seconds):
             self.plain[key] = f"replayed in {1e3 * graph_seconds:.3f} ms, plain {1e3 * plain_seconds:.3f} ms"
+        elif not _reserve(recorded, self.cupy.cuda.Device().mem_info[1]):
+            self.plain[key] = f"its graph would hold {recorded.nbytes} bytes, over {_held[0]} held"
         else:
             self.graphs[key] = recorded
         return tuple(want)
