@@ -18,6 +18,14 @@ def _index(index: tuple) -> tuple:
     return (Ellipsis,) + index_to_python(index)
 
 
+def unrecorded(method):
+    """Marks a helper that a CUDA graph must not record (lowering/cupy/graphs.py): it may copy host
+    values to the device or wait for the device (a fallback through SciPy or ``math``, a host
+    number, a convergence test)."""
+    method.unrecorded = True
+    return method
+
+
 class ArrayRuntime:
     """Structural helpers over the array namespace ``xp``."""
 
@@ -140,6 +148,7 @@ class ArrayRuntime:
         )
         return xp.where(usable, xp.exp2(power), xp.ones_like(v))
 
+    @unrecorded
     def bessel_i(self, x, n):
         """I_n(x) by its power series (every term one sign), summed until no term changes the sum."""
         xp = self.xp
@@ -156,14 +165,17 @@ class ArrayRuntime:
             total = total + term
         return xp.where(x != x, x, total)  # NaN stays NaN
 
+    @unrecorded
     def erf(self, x):
         """The error function: the library's own (PyTorch, MindSpore), else SciPy's, else ``math.erf``."""
         return self._special("erf", x)
 
+    @unrecorded
     def erfc(self, x):
         """1 - erf(x), without the cancellation for large x."""
         return self._special("erfc", x)
 
+    @unrecorded
     def _special(self, name: str, x):
         own = getattr(self.xp, name, None)
         if own is not None:
@@ -176,12 +188,14 @@ class ArrayRuntime:
             return getattr(scipy.special, name)(x.astype("float64")).astype(x.dtype)
         return getattr(scipy.special, name)(x)
 
+    @unrecorded
     def lgamma(self, x):
         """log|Gamma(x)|: the library's own (PyTorch, MindSpore), else SciPy's gammaln, else ``math.lgamma``."""
         if getattr(self.xp, "lgamma", None) is None and _scipy_special() is not None:
             return _scipy_special().gammaln(x)
         return self._special("lgamma", x)
 
+    @unrecorded
     def polygamma(self, x, n):
         """The order-``n`` derivative of digamma: the library's own, else SciPy's."""
         order = int(n)
@@ -190,6 +204,7 @@ class ArrayRuntime:
             return own(order, x)
         return _needs_scipy("polygamma").polygamma(order, x)
 
+    @unrecorded
     def erfinv(self, x):
         """The inverse error function: the library's own, else SciPy's."""
         own = getattr(self.xp, "erfinv", None)
@@ -203,6 +218,7 @@ class ArrayRuntime:
     def silu(self, x):
         return x * self.sigmoid(x)
 
+    @unrecorded
     def gelu(self, x):
         return 0.5 * x * (1 + self.erf(x * math.sqrt(0.5)))
 
@@ -212,6 +228,7 @@ class ArrayRuntime:
     def elu(self, x, alpha: float):
         return self.xp.where(x > 0, x, alpha * self.xp.expm1(self.xp.minimum(x, 0 * x)))
 
+    @unrecorded
     def heaviside(self, x, h0: float):
         """1 where ``x`` > 0, ``h0`` where it is 0, else 0 (NaN included: a step, not a number)."""
         xp = self.xp
@@ -219,6 +236,7 @@ class ArrayRuntime:
         step = (x > 0).astype(xp.result_type(x, h0))
         return step if h0 == 0 else xp.where(x == 0, xp.asarray(h0, step.dtype), step)
 
+    @unrecorded
     def xlogy(self, x, y):
         """``x * log(y)``, and 0 where ``x`` is 0 (also where ``log(y)`` is -inf), NaN where ``y`` is."""
         xp = self.xp

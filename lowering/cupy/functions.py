@@ -63,7 +63,8 @@ class ArrayCudaFunction:
         self.consts = program.consts
         self.outputs, self.args, self.reductions = list(outputs), list(args), list(reductions)
         self.point_bytes = batch_sums.point_bytes(self.outputs, self.reductions)
-        self.graphs = GraphCache(cupy, function.__globals__["rt"], replayable(program.source))
+        runtime = function.__globals__["rt"]
+        self.graphs = GraphCache(cupy, runtime, replayable(program.source, runtime))
 
     def __call__(self, *values_and_consts_and_batch):
         *values, _consts, batch = values_and_consts_and_batch

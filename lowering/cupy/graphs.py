@@ -11,8 +11,8 @@ residual is one kernel: copying its inputs costs more than launching it). For a 
 the plain call is the fused per-point kernel and the graph its array program's: replayed, the
 cuBLAS products beat the fused loss gradient on few points.
 
-A graph is recorded only for a program that moves no host data while it runs: every helper it
-calls is on ``DEVICE_ONLY``, and the runtime refuses host values while it is being recorded
+A graph is recorded only for a program that moves no host data while it runs: no helper it
+calls is marked ``unrecorded``, and the runtime refuses host values while it is being recorded
 (``CupyRuntime.recording``). A recorded graph is replayed against a plain run on the same inputs
 (and timed) before it is kept. Whatever refuses, the call runs as before: a graph is only ever faster.
 """
@@ -37,18 +37,16 @@ GRAPHS_PER_FUNCTION = 4  # graphs kept per kernel; past that, calls of new shape
 SHAPES_REMEMBERED = 256  # shapes seen once per kernel, forgotten together past this
 GRAPH_MEMORY = 1 / 16  # the most of the GPU's memory one graph may hold (its pool) for good
 GRAPHS_MEMORY = 1 / 4  # and all graphs together
-# runtime helpers that only launch device work on device arrays (no host values, no host sync)
-DEVICE_ONLY = frozenset(
-    "scalar lift expand_dims broadcast_to reduce_sum reshape transpose getitem scatter stack matmul "
-    "batch_sum batch_outer relu sigmoid sech2 softplus silu leaky_relu elu cast pow2_scale fused".split()
-)
 _HELPER = re.compile(r"\brt\.([A-Za-z_]\w*)\(")
 _HOST_DATA = re.compile(r"\bnp\.(asarray|array|vectorize|frompyfunc)\(")
 
 
-def replayable(source: str) -> bool:
-    """Whether the printed Python ``source`` calls only device-only helpers (so it may be recorded)."""
-    return set(_HELPER.findall(source)) <= DEVICE_ONLY and not _HOST_DATA.search(source)
+def replayable(source: str, runtime) -> bool:
+    """Whether the printed Python ``source`` may be recorded: every ``rt`` helper it calls is one of
+    ``runtime``'s not marked ``unrecorded`` (lowering/runtime.py), and it makes no array of host data."""
+    helpers = [getattr(runtime, name, None) for name in set(_HELPER.findall(source))]
+    recordable = all(callable(h) and not getattr(h, "unrecorded", False) for h in helpers)
+    return recordable and not _HOST_DATA.search(source)
 
 
 @dataclass

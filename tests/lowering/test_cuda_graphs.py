@@ -101,13 +101,16 @@ def test_each_shape_has_its_graph_and_big_batches_run_plain(cupy_or_double, monk
 def test_a_program_that_moves_host_data_is_never_recorded(cupy_or_double, rng):
     import cupy
 
-    assert graphs.replayable("t1 = rt.matmul(x, W, 1, 2, False, False)\nt2 = np.tanh(t1)")
-    assert not graphs.replayable("t1 = rt.heaviside(x, 0.5)")  # its h0 comes from the host
-    assert not graphs.replayable("t1 = rt.bessel_i(x, 3)")  # a host sync a term
-    assert not graphs.replayable("t1 = np.asarray(2.0)")
+    runtime = CupyRuntime(cupy)
+    assert graphs.replayable("t1 = rt.matmul(x, W, 1, 2, False, False)\nt2 = np.tanh(t1)", runtime)
+    assert not graphs.replayable("t1 = rt.heaviside(x, 0.5)", runtime)  # its h0 comes from the host
+    assert not graphs.replayable("t1 = rt.bessel_i(x, 3)", runtime)  # a host sync a term
+    assert not graphs.replayable("t1 = rt.gelu(x)", runtime)  # through erf, SciPy's on the host
+    assert not graphs.replayable("t1 = rt.no_such_helper(x)", runtime)
+    assert not graphs.replayable("t1 = np.asarray(2.0)", runtime)
     outputs, inputs, _weights, reduce = _burgers([2, 64, 64, 1])
     kernel = symgrad.kernel(outputs, inputs, backend="cupy", reduce=reduce)
-    assert kernel._fn.graphs.replay == graphs.replayable(kernel.source) is True
+    assert kernel._fn.graphs.replay == graphs.replayable(kernel.source, kernel._fn.graphs.runtime) is True
     cache = graphs.GraphCache(cupy, CupyRuntime(cupy), replay=False)
     x = cupy.asarray(rng.normal(size=(10,)))
     for _ in range(3):
