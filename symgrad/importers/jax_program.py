@@ -162,6 +162,8 @@ class _Replay:
         computed = None if any(live) else folded(eqn, inputs)
         if computed is not None:
             return computed, [False] * len(computed)
+        if name == "custom_linear_solve":
+            return self.linear_solve(eqn.params, inputs, live)
         refuse_dtypes(eqn)
         found = self.table.get(name)
         if found is None:
@@ -231,6 +233,34 @@ class _Replay:
                 chosen = apply("select", broadcast_to(tests[b], value.shape), value, chosen)
             outputs.append(chosen)
         return outputs, [True] * len(outputs)
+
+    def linear_solve(self, params: dict, inputs: list, live: list[bool]) -> tuple[list, list[bool]]:
+        """lax.custom_linear_solve: x with matvec(x) = b (jnp.linalg.solve and inv). Its solve
+        jaxpr may factor a stop_gradient of the matrix (jnp.linalg.solve does), so alone it would
+        pass no derivative to the matrix; x = x0 + solve(b - matvec(x0)), x0 = solve(b), has x0's
+        value after one step of iterative refinement and, with the solve a fixed linear map, the
+        derivative of matvec's inverse applied to b in b and in matvec's constants (JAX's rule)."""
+        lengths, jaxprs = params["const_lengths"], params["jaxprs"]
+        parts, start = {}, 0
+        for field in ("matvec", "vecmat", "solve", "transpose_solve"):
+            count = getattr(lengths, field)
+            parts[field] = (inputs[start : start + count], live[start : start + count])
+            start += count
+        b, b_live = inputs[start:], live[start:]
+
+        def apply_jaxpr(field: str, vector: list, vector_live: list[bool]) -> tuple[list, list[bool]]:
+            closed = getattr(jaxprs, field)
+            consts, consts_live = parts[field]
+            inner = [constant(c) for c in closed.consts]
+            return self.run(closed.jaxpr, inner, [*consts, *vector], [*consts_live, *vector_live])
+
+        first, first_live = apply_jaxpr("solve", b, b_live)
+        product, product_live = apply_jaxpr("matvec", first, first_live)
+        left = [apply("sub", _node(u), _node(v)) for u, v in zip(b, product)]
+        left_live = [u or v for u, v in zip(b_live, product_live)]
+        step, step_live = apply_jaxpr("solve", left, left_live)
+        x = [apply("add", _node(u), _node(v)) for u, v in zip(first, step)]
+        return x, [u or v for u, v in zip(first_live, step_live)]
 
     def while_loop(self, eqn, inputs: list, live: list[bool]) -> tuple[list, list[bool]]:
         """lax.while_loop unrolled while its condition is a constant (a loop over a counter, as

@@ -1,7 +1,7 @@
 """JAX primitives that are compositions of several rows, written with the ATen compositions where
 the two frameworks mean the same (``aten_composites``, ``aten_linalg``): inverse hyperbolic
 functions, cbrt, rem, arg-max/min, running products, maxima and log-sum-exps (``reverse`` too),
-reduce_prod, sort and top_k, windowed reductions (pooling), pad, and Cholesky factors and
+reduce_prod, sort (of several operands too) and top_k, windowed reductions (pooling), pad, and LU and Cholesky factors and
 triangular solves. ``LAX`` lists them as :func:`~symgrad.core.registry.lax` entries.
 """
 
@@ -12,14 +12,16 @@ import math
 import numpy as np
 
 from symgrad.core.families.conversion import cast
-from symgrad.core.families.structural import fold, padded, windows
+from symgrad.core.families.structural import fold, full, padded, reduce_sum, stack, windows
 from symgrad.core.graph import Node
 from symgrad.core.registry import Imported, apply, lax
 from symgrad.errors import OpError
 from symgrad.importers import aten_composites as ac
 from symgrad.importers import aten_linalg as al
-from symgrad.importers.aten_arithmetic import _aten_argmax, _aten_sort, _aten_topk
+from symgrad.importers.aten_arithmetic import SORT_LENGTH_LIMIT, _aten_argmax, _aten_sort, _aten_topk, _items
+from symgrad.importers.aten_composites import _and, _not, _or, _xor
 from symgrad.importers.aten_structural import _reversed
+from symgrad.importers.lax_rows import over_axes
 
 
 def _cumulative(build):
@@ -43,9 +45,59 @@ def _argmax(x: Node, axes, index_dtype, largest: bool = True) -> Node:
 
 
 def _sort(*operands: Node, dimension: int, is_stable: bool = True, num_keys: int = 1):
-    if len(operands) != 1 or num_keys != 1:
-        raise OpError("lax.sort: sorting several operands together has no row (one operand has)")
-    return _aten_sort(operands[0], dimension)[0]
+    """lax.sort: one operand as aten.sort; several (``jnp.argsort``: the keys and an iota) in
+    one compare-and-swap network, ordered by the first ``num_keys`` operands lexicographically,
+    every operand swapped with them (stable: a pair swaps only when strictly out of order)."""
+    if len(operands) == 1 and num_keys == 1:
+        return _aten_sort(operands[0], dimension)[0]
+    if not 1 <= num_keys <= len(operands) or len({x.shape for x in operands}) != 1:
+        raise OpError(
+            f"lax.sort: {len(operands)} operands of shapes {[x.shape for x in operands]} with num_keys={num_keys}; "
+            "expected operands of one shape and 1 <= num_keys <= their number"
+        )
+    x = operands[0]
+    if x.ndim == 0:
+        return operands
+    dim = dimension % x.ndim
+    if x.shape[dim] > SORT_LENGTH_LIMIT:
+        raise OpError(
+            f"lax.sort: {x.shape[dim]} elements along dimension {dim} of a {x.shape} array; symgrad sorts at "
+            f"most {SORT_LENGTH_LIMIT} (a compare-and-swap network of n^2/2 steps, each a graph node)"
+        )
+    columns = [_items(op, dim) for op in operands]
+    n = len(columns[0])
+    for step in range(n):
+        for i in range(step % 2, n - 1, 2):
+            swap = _before([c[i + 1] for c in columns[:num_keys]], [c[i] for c in columns[:num_keys]])
+            for c in columns:
+                a, b = c[i], c[i + 1]
+                c[i], c[i + 1] = apply("select", swap, b, a), apply("select", swap, a, b)
+    return tuple(stack(c, dim) for c in columns)
+
+
+def _before(left: list[Node], right: list[Node]) -> Node:
+    """Whether ``left`` comes strictly before ``right`` in lexicographic order (True where a key is
+    less, the next key deciding where they are equal)."""
+    verdict = apply("less", left[-1], right[-1])
+    for a, b in zip(reversed(left[:-1]), reversed(right[:-1])):
+        verdict = apply(
+            "select", apply("less", a, b), True, apply("select", apply("equal", a, b), verdict, False)
+        )
+    return verdict
+
+
+def _lu(a: Node) -> tuple[Node, Node, Node]:
+    """lax.linalg.lu: (the packed factors, the 0-based int32 pivots, the int32 permutation with
+    ``a[permutation] = L U``), by the unrolled elimination of ``aten_linalg`` (LAPACK's pivots)."""
+    rows, pivots, _, _ = al._lu(a, who="lax.linalg.lu")
+    m = a.shape[-2]
+    batch = a.shape[:-2]
+    order = [full(batch, i, np.int64) for i in range(m)]
+    for k, p in enumerate(pivots):
+        al._swap(order, k, p)
+    pivots_out = cast(stack(pivots, -1), np.int32) if pivots else full((*batch, 0), 0, np.int32)
+    permutation = cast(stack(order, -1), np.int32) if order else full((*batch, 0), 0, np.int32)
+    return al._matrix(rows), pivots_out, permutation
 
 
 def _top_k(x: Node, k: int, axis: int = -1, **_rest):
@@ -110,6 +162,22 @@ def _cholesky(a: Node, symmetrize_input: bool = False) -> Node:
     return al._cholesky(a)
 
 
+def _logical(who: str, *xs: Node) -> tuple[Node, ...]:
+    """The operands of JAX's and/or/xor/not and their reductions: bools (on integers these are
+    bitwise, which has no row)."""
+    for x in xs:
+        if isinstance(x, Node) and x.dtype != np.dtype(bool):
+            raise OpError(
+                f"lax.{who}: on {x.dtype} operands it is bitwise, which has no row (on bools it is logical)"
+            )
+    return xs
+
+
+def _any(x: Node, axes: tuple) -> Node:
+    """Whether any element along ``axes`` holds: a count of them, not 0."""
+    return apply("not_equal", reduce_sum(cast(x, np.int64), axes), 0)
+
+
 def _reduce_precision(x: Node, exponent_bits: int, mantissa_bits: int) -> Node:
     """Rounding to a narrower float: float32's and float16's widths as a cast there and back."""
     narrower = {(8, 23): np.float32, (5, 10): np.float16, (11, 52): np.float64}.get(
@@ -133,7 +201,13 @@ LAX: tuple[Imported, ...] = (
     lax("cumlogsumexp", _cumulative(ac._logcumsumexp)),
     lax("cummax", _cumulative(lambda x, axis: ac._cummax(x, axis)[0])),
     lax("cummin", _cumulative(lambda x, axis: ac._cummax(x, axis, largest=False)[0])),
-    lax("reduce_prod", lambda x, axes: fold(x, tuple(axes), False, "mul")),
+    lax("reduce_prod", over_axes(lambda x, axes: fold(x, axes, False, "mul"))),
+    lax("reduce_or", over_axes(lambda x, axes: _any(_logical("reduce_or", x)[0], axes))),
+    lax("reduce_and", over_axes(lambda x, axes: _not(_any(_not(_logical("reduce_and", x)[0]), axes)))),
+    lax("and", lambda a, b: _and(*_logical("and", a, b))),
+    lax("or", lambda a, b: _or(*_logical("or", a, b))),
+    lax("xor", lambda a, b: _xor(*_logical("xor", a, b))),
+    lax("not", lambda x: _not(*_logical("not", x))),
     lax("sort", _sort),
     lax("top_k", _top_k),
     lax("reduce_window_sum", _reduce_window(0.0, "add")),
@@ -142,5 +216,6 @@ LAX: tuple[Imported, ...] = (
     lax("pad", _pad),
     lax("triangular_solve", _triangular_solve),
     lax("cholesky", _cholesky),
+    lax("lu", _lu),
     lax("reduce_precision", _reduce_precision),
 )

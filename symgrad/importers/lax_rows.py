@@ -38,11 +38,23 @@ LAX["pow"] = (
     lax("integer_pow", lambda x, y: apply("pow", x, y)),
     lax("exp2", lambda x: apply("pow", 2, x)),
 )
+
+
+def over_axes(build):
+    """A JAX reduction: ``build(x, axes)``, or ``x`` itself where ``axes`` is empty (JAX reduces
+    over no axis there; symgrad's folds and sums read no axes as all of them)."""
+
+    def reduce(x: Node, axes) -> Node:
+        return build(x, tuple(axes)) if len(axes) else x
+
+    return reduce
+
+
 LAX["maximum"] = (
     lax("clamp", lambda low, x, high: _clamp(x, low, high)),
-    lax("reduce_max", lambda x, axes: fold(x, tuple(axes), False, "maximum")),
+    lax("reduce_max", over_axes(lambda x, axes: fold(x, axes, False, "maximum"))),
 )
-LAX["minimum"] = (lax("reduce_min", lambda x, axes: fold(x, tuple(axes), False, "minimum")),)
+LAX["minimum"] = (lax("reduce_min", over_axes(lambda x, axes: fold(x, axes, False, "minimum"))),)
 LAX["select"] = (lax("select_n", _select_n),)
 
 # ----- matmul -----

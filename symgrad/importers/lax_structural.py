@@ -13,6 +13,7 @@ import numpy as np
 from symgrad.core.families.structural import (
     broadcast_to,
     concatenate,
+    full,
     getitem,
     reduce_sum,
     reshape,
@@ -30,12 +31,14 @@ from symgrad.importers.aten_structural import (
     _replaced,
     _reversed,
 )
+from symgrad.importers.lax_rows import over_axes
 from symgrad.importers.picks import (
     _constant_indices,
     _element_numbers,
     _landed_updates,
     _picked,
     _picked_or_zero,
+    constant_value,
 )
 
 LAX: dict[str, tuple[Imported, ...]] = {}  # each structural row's JAX spellings, section by section
@@ -73,7 +76,7 @@ def _lax_cumsum(x: Node, axis: int, reverse: bool = False) -> Node:
 
 
 LAX["reduce_sum"] = (
-    lax("reduce_sum", lambda x, axes: reduce_sum(x, tuple(axes))),
+    lax("reduce_sum", over_axes(reduce_sum)),
     lax("cumsum", _lax_cumsum),
 )
 
@@ -119,6 +122,8 @@ def _lax_gather(x: Node, indices: Node, dimension_numbers, slice_sizes, mode=Non
     element each output element is (out of range: clipped, or filled with zeros, as ``mode`` says)."""
     from jax import lax as jax_lax  # only JAX programs have this primitive
 
+    if constant_value(indices) is None and indices.dtype is not None and indices.dtype.kind in "iu":
+        return _computed_gather(x, indices, dimension_numbers, slice_sizes, mode, fill_value)
     picks = _constant_indices(indices, "lax.gather")
     if fill_value not in (None, 0, 0.0) and not (isinstance(fill_value, float) and math.isnan(fill_value)):
         raise OpError(f"lax.gather: fill_value={fill_value!r} is not supported (zeros are)")
@@ -129,6 +134,58 @@ def _lax_gather(x: Node, indices: Node, dimension_numbers, slice_sizes, mode=Non
     return _picked(x, numbers) if (numbers >= 0).all() else _picked_or_zero(x, numbers)
 
 
+MAX_CHOICES = 1_000_000  # candidate index values times picked elements, for computed indices
+
+
+def _computed_gather(x: Node, indices: Node, dimension_numbers, slice_sizes, mode, fill_value) -> Node:
+    """lax.gather at indices computed from the inputs (``jnp.linalg.solve``'s row permutation):
+    for each value the index vectors can take, the gather at that constant index, chosen (select)
+    where the index equals it, so the derivative reaches the picked elements as JAX's does. Indices
+    are clamped into range as JAX's ``clip`` and ``promise_in_bounds`` gathers do; with ``fill``,
+    an out-of-range index gives zeros."""
+    from jax import lax as jax_lax  # only JAX programs have this primitive
+
+    numbers = jax_lax.GatherDimensionNumbers(*dimension_numbers)
+    axes = tuple(numbers.start_index_map)
+    ranges = [x.shape[a] - slice_sizes[a] + 1 for a in axes]
+    vector = [getitem(indices, (slice(None),) * (indices.ndim - 1) + (k,)) for k in range(indices.shape[-1])]
+    if "FILL" not in str(mode).upper():
+        vector = [_clamped(v, r - 1) for v, r in zip(vector, ranges)]
+    choices = np.array(list(np.ndindex(*ranges)), dtype=np.int64).reshape(-1, len(axes))
+    sample = _lax_gather(
+        x, const(np.zeros(indices.shape, indices.dtype)), dimension_numbers, slice_sizes, mode, fill_value
+    )
+    if len(choices) * math.prod(sample.shape) > MAX_CHOICES:
+        raise OpError(
+            f"lax.gather: indices computed from the inputs into a {x.shape} array take {len(choices)} values, each "
+            f"a pick of {math.prod(sample.shape)} elements; symgrad builds at most {MAX_CHOICES} picked elements"
+        )
+    batch_axes = [d for d in range(sample.ndim) if d not in numbers.offset_dims]
+    placed_shape = tuple(sample.shape[d] if d in batch_axes else 1 for d in range(sample.ndim))
+    chosen = full(sample.shape, 0, sample.dtype or np.float64)  # no value in range (fill mode)
+    for choice in choices:
+        placed = broadcast_to(reshape(_equal_to(vector, choice), placed_shape), sample.shape)
+        constant_index = const(np.broadcast_to(choice.astype(indices.dtype), indices.shape).copy())
+        picked = _lax_gather(x, constant_index, dimension_numbers, slice_sizes, mode, fill_value)
+        chosen = apply("select", placed, picked, chosen)
+    return chosen
+
+
+def _equal_to(nodes: list[Node], values) -> Node:
+    """Where every one of ``nodes`` equals its entry of ``values``."""
+    hits = [apply("equal", n, const(np.asarray(v, n.dtype))) for n, v in zip(nodes, values)]
+    where = hits[0]
+    for hit in hits[1:]:
+        where = apply("select", where, hit, False)
+    return where
+
+
+def _clamped(v: Node, top: int) -> Node:
+    """``v`` clamped into [0, top] (JAX's clip of a gather's start index)."""
+    low = apply("select", apply("less", v, 0), const(np.asarray(0, v.dtype)), v)
+    return apply("select", apply("greater", low, top), const(np.asarray(top, v.dtype)), low)
+
+
 def _constant_starts(starts, shape, sizes, who: str) -> tuple:
     """lax's dynamic start indices as constants, clamped as JAX clamps them (the slice fits)."""
     values = [_constant_indices(s if isinstance(s, Node) else const(np.asarray(s)), who) for s in starts]
@@ -136,9 +193,45 @@ def _constant_starts(starts, shape, sizes, who: str) -> tuple:
 
 
 def _lax_dynamic_slice(x: Node, *starts, slice_sizes) -> Node:
-    """lax.dynamic_slice at constant starts (a loop counter, once unrolled): a slice."""
-    at = _constant_starts(starts, x.shape, slice_sizes, "lax.dynamic_slice")
-    return getitem(x, tuple(slice(a, a + n) for a, n in zip(at, slice_sizes)))
+    """lax.dynamic_slice: a slice (at constant starts: a loop counter, once unrolled)."""
+    return _at_each_start(
+        starts, x.shape, slice_sizes, "lax.dynamic_slice",
+        lambda at: getitem(x, tuple(slice(a, a + n) for a, n in zip(at, slice_sizes))),
+    )  # fmt: skip
+
+
+def _at_each_start(starts, shape, sizes, who: str, build) -> Node:
+    """``build(starts)`` at lax's dynamic start indices, clamped as JAX clamps them (the block
+    fits). Starts computed from the inputs (``x[jnp.argmax(y)]``): ``build`` at each value they
+    can take, chosen (select) where they take it, so the derivative is the chosen block's."""
+    live = [k for k, s in enumerate(starts) if isinstance(s, Node) and constant_value(s) is None]
+    if not live:
+        return build(_constant_starts(starts, shape, sizes, who))
+    fixed = [k for k in range(len(starts)) if k not in live]
+    at_fixed = dict(
+        zip(
+            fixed,
+            _constant_starts(
+                [starts[k] for k in fixed], [shape[k] for k in fixed], [sizes[k] for k in fixed], who
+            ),
+        )
+    )
+    ranges = [shape[k] - sizes[k] + 1 for k in live]
+    count = math.prod(ranges)
+    if count * math.prod(sizes) > MAX_CHOICES:
+        raise OpError(
+            f"{who}: starts computed from the inputs take {count} values, each a block of {math.prod(sizes)} "
+            f"elements of a {shape} array; symgrad builds at most {MAX_CHOICES} picked elements"
+        )
+    clamped = [_clamped(starts[k], top - 1) for k, top in zip(live, ranges)]
+    blocks = []
+    for values in np.ndindex(*ranges):
+        at = {**at_fixed, **dict(zip(live, values))}
+        blocks.append((values, build(tuple(at[k] for k in range(len(starts))))))
+    chosen = blocks[0][1]  # the clamped starts take one of the values: the first is the default
+    for values, block in blocks[1:]:
+        chosen = apply("select", broadcast_to(_equal_to(clamped, values), block.shape), block, chosen)
+    return chosen
 
 
 LAX["getitem"] = (
@@ -188,9 +281,11 @@ def _landing_matrix(x: Node, indices: Node, updates: Node, dimension_numbers, mo
 
 
 def _lax_dynamic_update_slice(x: Node, update: Node, *starts) -> Node:
-    """lax.dynamic_update_slice at constant starts: ``x`` with that block replaced by ``update``."""
-    at = _constant_starts(starts, x.shape, update.shape, "lax.dynamic_update_slice")
-    return _replaced(x, tuple(slice(a, a + n) for a, n in zip(at, update.shape)), update)
+    """lax.dynamic_update_slice: ``x`` with the block at ``starts`` replaced by ``update``."""
+    return _at_each_start(
+        starts, x.shape, update.shape, "lax.dynamic_update_slice",
+        lambda at: _replaced(x, tuple(slice(a, a + n) for a, n in zip(at, update.shape)), update),
+    )  # fmt: skip
 
 
 LAX["scatter"] = (
