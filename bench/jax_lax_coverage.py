@@ -118,6 +118,8 @@ TABLE: dict[str, tuple[Callable, tuple, tuple[float, float]]] = {
     "linalg.lu (inv)": (jnp.linalg.inv, ((3, 3),), (-1.0, 1.0)),
     "linalg.lu (batched solve)": (jnp.linalg.solve, ((2, 3, 3), (2, 3, 2)), (-1.0, 1.0)),
     "gather-computed": (lambda x: jnp.take_along_axis(x, jnp.argsort(x[:, :1], axis=0), axis=0), (M,), (-2.0, 2.0)),
+    "scatter-add-computed": (lambda x, y: x.at[jnp.argsort(x[:, 0])[:2]].add(y[:2]), (M, M), (-2.0, 2.0)),
+    "scatter-computed": (lambda x, y: x.at[jnp.argmax(x[:, 0])].set(y[0]), (M, M), (-2.0, 2.0)),
     "reduce_or/and": (lambda x: jnp.where(jnp.any(x > 1, 1) & ~jnp.all(x > -1, 1), 1.0, 2.0)[:, None] * x, (M,), (-2.0, 2.0)),
     "reduce over no axes": (lambda x: jnp.sum(x, axis=()) * jnp.prod(x, axis=()), (M,), (-2.0, 2.0)),
     "linalg.qr": (lambda a: jnp.linalg.qr(a)[1], ((4, 3),), (-1.0, 1.0)),

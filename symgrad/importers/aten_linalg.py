@@ -1,6 +1,7 @@
 """ATen's dense linear algebra written with rows: LU factorisation with partial pivoting (LAPACK's
 choice of pivot: the first largest magnitude, so the factors and pivots are PyTorch's), and from it
-determinants, solves and inverses; Cholesky factors; triangular solves.
+determinants, solves and inverses; Householder QR (LAPACK's reflectors); Cholesky factors;
+triangular solves.
 
 The elimination is unrolled over the matrix's rows (each step a few nodes over every batch at
 once); a pivot is picked by comparison (``select`` chains), which has zero derivative, so the
@@ -386,6 +387,77 @@ def _cholesky_inverse(factor: Node, upper: bool = False) -> Node:
     return _cholesky_solve(_eye(factor), factor, upper)
 
 
+def householder_qr(a: Node, complete: bool, who: str) -> tuple[Node, Node]:
+    """Q and R of ``a`` (..., m, n) as LAPACK's geqrf and orgqr make them: Householder reflectors
+    unrolled over the columns, each making R's diagonal entry -sign(a_kk) |column| (a column
+    already zero below the diagonal is left as it is), so the factors are PyTorch's and JAX's.
+    ``complete``: Q is m x m and R m x n; else m x k and k x n, k = min(m, n)."""
+    m, n = _matrix_shape(a, who)
+    steps, dtype = min(m, n), a.dtype or np.float64
+    rows, reflectors = _rows(a), []
+    for k in range(steps):
+        column = [_at(rows[i], k) for i in range(k, m)]
+        alpha, below = column[0], full(a.shape[:-2], 0, dtype)
+        for entry in column[1:]:
+            below = apply("add", below, apply("mul", entry, entry))
+        flat = apply("equal", below, 0.0)  # LAPACK's tau = 0: no reflection
+        norm = apply("sqrt", apply("add", apply("mul", alpha, alpha), below))
+        beta = apply("select", apply("less", alpha, 0.0), norm, apply("neg", norm))
+        tau = apply(
+            "select", flat, 0.0, apply("div", apply("sub", beta, alpha), apply("select", flat, 1.0, beta))
+        )
+        scale = apply("div", 1.0, apply("select", flat, 1.0, apply("sub", alpha, beta)))
+        v = [None, *(apply("mul", entry, scale) for entry in column[1:])]  # v[0] = 1
+        _reflect(rows, k, v, tau)
+        reflectors.append((k, v, tau))
+    width = m if complete else steps
+    q = _rows(broadcast_to(_const(np.eye(m, width, dtype=dtype)), (*a.shape[:-2], m, width)))
+    for k, v, tau in reversed(reflectors):
+        _reflect(q, k, v, tau)
+    height = m if complete else steps
+    r = apply("mul", _matrix(rows[:height]), _const(np.triu(np.ones((height, n), dtype=dtype))))
+    return _matrix(q), r
+
+
+def _reflect(rows: list[Node], k: int, v: list, tau: Node) -> None:
+    """Rows k.. of ``rows`` times I - tau v v^T (``v[0]`` is 1), in place."""
+    lower = rows[k:]
+    w = lower[0]
+    for entry, row in zip(v[1:], lower[1:]):
+        w = apply("add", w, apply("mul", _col(entry), row))
+    scaled = apply("mul", _col(tau), w)
+    for i, entry in enumerate(v):
+        rows[k + i] = apply(
+            "sub", rows[k + i], scaled if entry is None else apply("mul", _col(entry), scaled)
+        )
+
+
+def _householder_product(a: Node, tau: Node) -> Node:
+    """aten.linalg_householder_product (LAPACK's orgqr): the first n columns of H_0 ... H_{k-1},
+    H_j = I - tau_j v_j v_j^T, v_j the j-th column of ``a`` below its diagonal with 1 on it."""
+    m, n = _matrix_shape(a, "aten.linalg_householder_product")
+    k = tau.shape[-1]
+    if k > n or tau.shape[:-1] != a.shape[:-2]:
+        raise OpError(
+            f"aten.linalg_householder_product: tau of shape {tau.shape} for reflectors of shape {a.shape}; "
+            "expected (..., k) with k <= n and a's batch shape"
+        )
+    dtype = a.dtype or np.float64
+    q = _rows(broadcast_to(_const(np.eye(m, n, dtype=dtype)), a.shape))
+    columns = [[_at(row, j) for row in _rows(a)] for j in range(k)]
+    for j in reversed(range(k)):
+        _reflect(q, j, [None, *columns[j][j + 1 :]], getitem(tau, (*(slice(None),) * (tau.ndim - 1), j)))
+    return _matrix(q)
+
+
+def _linalg_qr(a: Node, mode: str = "reduced") -> tuple[Node, Node]:
+    """aten.linalg_qr: (Q, R); ``mode`` "reduced", "complete", or "r" (Q empty, as PyTorch's)."""
+    if mode not in ("reduced", "complete", "r"):
+        raise OpError(f"aten.linalg_qr: mode={mode!r}; expected 'reduced', 'complete' or 'r'")
+    q, r = householder_qr(a, mode == "complete", "aten.linalg_qr")
+    return (full((0,), 0, a.dtype or np.float64), r) if mode == "r" else (q, r)
+
+
 ATEN: tuple[Imported, ...] = (
     aten("_linalg_det", _linalg_det),
     aten("_linalg_slogdet", _linalg_slogdet),
@@ -401,4 +473,6 @@ ATEN: tuple[Imported, ...] = (
     aten("linalg_cholesky_ex", lambda a, upper=False, check_errors=False: (_cholesky(a, upper), _info(a))),
     aten("cholesky_solve", _cholesky_solve),
     aten("cholesky_inverse", _cholesky_inverse),
+    aten("linalg_qr", _linalg_qr),
+    aten("linalg_householder_product", _householder_product),
 )

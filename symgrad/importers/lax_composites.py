@@ -1,7 +1,7 @@
 """JAX primitives that are compositions of several rows, written with the ATen compositions where
 the two frameworks mean the same (``aten_composites``, ``aten_linalg``): inverse hyperbolic
 functions, cbrt, rem, arg-max/min, running products, maxima and log-sum-exps (``reverse`` too),
-reduce_prod, sort (of several operands too) and top_k, windowed reductions (pooling), pad, and LU and Cholesky factors and
+reduce_prod, sort (of several operands too) and top_k, windowed reductions (pooling), pad, and LU, QR and Cholesky factors and
 triangular solves. ``LAX`` lists them as :func:`~symgrad.core.registry.lax` entries.
 """
 
@@ -178,6 +178,13 @@ def _any(x: Node, axes: tuple) -> Node:
     return apply("not_equal", reduce_sum(cast(x, np.int64), axes), 0)
 
 
+def _qr(a: Node, full_matrices: bool = True, pivoting: bool = False, **_placement) -> tuple[Node, Node]:
+    """lax.linalg.qr: (Q, R) by Householder reflectors, LAPACK's; column pivoting has no row."""
+    if pivoting:
+        raise OpError("lax.linalg.qr: pivoting=True (column pivoting chosen from the values) has no row")
+    return al.householder_qr(a, full_matrices, "lax.linalg.qr")
+
+
 def _reduce_precision(x: Node, exponent_bits: int, mantissa_bits: int) -> Node:
     """Rounding to a narrower float: float32's and float16's widths as a cast there and back."""
     narrower = {(8, 23): np.float32, (5, 10): np.float16, (11, 52): np.float64}.get(
@@ -217,5 +224,6 @@ LAX: tuple[Imported, ...] = (
     lax("triangular_solve", _triangular_solve),
     lax("cholesky", _cholesky),
     lax("lu", _lu),
+    lax("qr", _qr),
     lax("reduce_precision", _reduce_precision),
 )

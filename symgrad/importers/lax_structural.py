@@ -122,7 +122,7 @@ def _lax_gather(x: Node, indices: Node, dimension_numbers, slice_sizes, mode=Non
     element each output element is (out of range: clipped, or filled with zeros, as ``mode`` says)."""
     from jax import lax as jax_lax  # only JAX programs have this primitive
 
-    if constant_value(indices) is None and indices.dtype is not None and indices.dtype.kind in "iu":
+    if _computed(indices):
         return _computed_gather(x, indices, dimension_numbers, slice_sizes, mode, fill_value)
     picks = _constant_indices(indices, "lax.gather")
     if fill_value not in (None, 0, 0.0) and not (isinstance(fill_value, float) and math.isnan(fill_value)):
@@ -247,22 +247,97 @@ LAX["getitem"] = (
 
 
 def _lax_scatter_add(x: Node, indices: Node, updates: Node, dimension_numbers, mode=None, **_rest) -> Node:
-    """lax.scatter-add with constant indices (``x.at[i].add(v)``): JAX's own scatter-add of each
-    one-hot update says where that update lands, so the result is ``x + M @ updates`` with M a
-    constant 0/1 matrix (dropped updates land nowhere); its derivative is M's transpose."""
-    landed = _landing_matrix(x, indices, updates, dimension_numbers, mode, "lax.scatter-add")
+    """lax.scatter-add (``x.at[i].add(v)``): JAX's own scatter-add of each one-hot update says
+    where that update lands, so the result is ``x + M @ updates`` with M a constant 0/1 matrix
+    (dropped updates land nowhere); its derivative is M's transpose. At indices computed from the
+    inputs, the sum over the values they can take of M at that value times the updates that take it."""
+    who = "lax.scatter-add"
+    if _computed(indices):
+        placed = [
+            _landed_updates(
+                x, landed, apply("select", _in_updates(hit, updates, dimension_numbers), updates, 0.0)
+            )
+            for hit, landed in _scatter_choices(x, indices, updates, dimension_numbers, mode, who)
+        ]
+        total = placed[0]
+        for more in placed[1:]:
+            total = apply("add", total, more)
+        return apply("add", x, total)
+    landed = _landing_matrix(x, indices, updates, dimension_numbers, mode, who)
     return apply("add", x, _landed_updates(x, landed, updates))
 
 
 def _lax_scatter(x: Node, indices: Node, updates: Node, dimension_numbers, mode=None, **_rest) -> Node:
-    """lax.scatter (``x.at[i].set(v)``) with constant indices: where each update lands, found by
-    JAX's own scatter-add of one-hot updates; those elements of ``x`` are replaced."""
-    landed = _landing_matrix(x, indices, updates, dimension_numbers, mode, "lax.scatter")
-    hits = landed.sum(axis=1)
-    if (hits > 1).any():
-        raise OpError("lax.scatter: two updates land on one element (JAX leaves which one wins unspecified)")
-    kept = const((1.0 - hits).reshape(x.shape).astype(x.dtype or np.float64))
+    """lax.scatter (``x.at[i].set(v)``): where each update lands, found by JAX's own scatter-add
+    of one-hot updates; those elements of ``x`` are replaced. At an index computed from the inputs
+    (one index vector: two could land on one element, where JAX leaves which one wins unspecified),
+    the replacement at each value it can take, chosen where it takes it."""
+    who = "lax.scatter"
+    if _computed(indices):
+        rows = math.prod(indices.shape[:-1])
+        if rows != 1:
+            raise OpError(
+                f"{who}: {rows} index vectors computed from the inputs (shape {indices.shape}) may land two "
+                "updates on one element, where JAX leaves which one wins unspecified; one vector (x.at[i].set(v)) imports"
+            )
+        chosen = x
+        for hit, landed in _scatter_choices(x, indices, updates, dimension_numbers, mode, who):
+            where = broadcast_to(reshape(hit, (1,) * x.ndim), x.shape)
+            chosen = apply("select", where, _replaced_by(x, landed, updates), chosen)
+        return chosen
+    landed = _landing_matrix(x, indices, updates, dimension_numbers, mode, who)
+    if (landed.sum(axis=1) > 1).any():
+        raise OpError(f"{who}: two updates land on one element (JAX leaves which one wins unspecified)")
+    return _replaced_by(x, landed, updates)
+
+
+def _replaced_by(x: Node, landed: np.ndarray, updates: Node) -> Node:
+    """``x`` with the elements where ``landed`` puts an update replaced by it."""
+    kept = const((1.0 - landed.sum(axis=1)).reshape(x.shape).astype(x.dtype or np.float64))
     return apply("add", apply("mul", x, kept), _landed_updates(x, landed, updates))
+
+
+def _computed(indices: Node) -> bool:
+    """Whether integer ``indices`` are computed from the inputs (not a constant of the program)."""
+    return constant_value(indices) is None and indices.dtype is not None and indices.dtype.kind in "iu"
+
+
+def _scatter_choices(x: Node, indices: Node, updates: Node, dimension_numbers, mode, who: str):
+    """A scatter at indices computed from the inputs: for each value the index vectors can take,
+    where each vector takes it (bools, the indices' batch shape) and where updates land at it (JAX's
+    own scatter-add at that constant index). In clip mode an index is clamped into its axis first,
+    JAX clamping the rest at each value; in drop mode an index out of range matches no value."""
+    from jax import lax as jax_lax  # only JAX programs have this primitive
+
+    numbers = jax_lax.ScatterDimensionNumbers(*dimension_numbers)
+    axes = tuple(numbers.scatter_dims_to_operand_dims)
+    vector = [getitem(indices, (slice(None),) * (indices.ndim - 1) + (k,)) for k in range(indices.shape[-1])]
+    if "FILL" not in str(mode).upper():
+        vector = [_clamped(v, x.shape[a] - 1) for v, a in zip(vector, axes)]
+    choices = list(np.ndindex(*(x.shape[a] for a in axes)))
+    work = len(choices) * math.prod(x.shape) * math.prod(updates.shape)
+    if work > 10**7:
+        raise OpError(
+            f"{who}: indices computed from the inputs take {len(choices)} values, each placing {math.prod(updates.shape)} "
+            f"updates into {math.prod(x.shape)} elements; symgrad's limit is 10^7 of those products"
+        )
+    return [
+        (
+            _equal_to(vector, choice),
+            _landing_matrix(x, const(np.broadcast_to(np.asarray(choice, indices.dtype), indices.shape).copy()),
+                            updates, dimension_numbers, mode, who),
+        )
+        for choice in choices
+    ]  # fmt: skip
+
+
+def _in_updates(hit: Node, updates: Node, dimension_numbers) -> Node:
+    """``hit`` (the indices' batch shape) on the updates' scatter axes, broadcast over their windows."""
+    from jax import lax as jax_lax  # only JAX programs have this primitive
+
+    windows = jax_lax.ScatterDimensionNumbers(*dimension_numbers).update_window_dims
+    shape = tuple(1 if d in windows else n for d, n in enumerate(updates.shape))
+    return broadcast_to(reshape(hit, shape), updates.shape)
 
 
 def _landing_matrix(x: Node, indices: Node, updates: Node, dimension_numbers, mode, who: str) -> np.ndarray:
@@ -288,10 +363,40 @@ def _lax_dynamic_update_slice(x: Node, update: Node, *starts) -> Node:
     )  # fmt: skip
 
 
+def _lax_scatter_combine(combine: str, fill: float):
+    """lax.scatter-mul (max, min) with constant indices: ``x`` combined with every update that
+    lands on an element (``x.at[i].multiply(v)``), one pick of the updates per update landing on
+    the same element (``fill``, the combination's identity, where fewer land)."""
+
+    def build(x: Node, indices: Node, updates: Node, dimension_numbers, mode=None, **_rest) -> Node:
+        who = f"lax.scatter-{ {'mul': 'mul', 'maximum': 'max', 'minimum': 'min'}[combine] }"
+        if _computed(indices):
+            raise OpError(f"{who}: indices computed from the inputs have no row (constant indices have)")
+        landed = _landing_matrix(x, indices, updates, dimension_numbers, mode, who)
+        count = landed.shape[1]
+        padded_updates = concatenate(
+            [reshape(updates, (count,)), full((1,), fill, updates.dtype or np.float64)], 0
+        )
+        result = x
+        for layer in range(int(landed.sum(axis=1).max(initial=0))):
+            sources = np.full(landed.shape[0], count)  # the fill, where no layer-th update lands
+            for element, hits in enumerate(landed):
+                landing = np.flatnonzero(hits)
+                if layer < len(landing):
+                    sources[element] = landing[layer]
+            result = apply(combine, result, _picked(padded_updates, sources.reshape(x.shape)))
+        return result
+
+    return build
+
+
 LAX["scatter"] = (
     lax("concatenate", lambda *xs, dimension: concatenate(xs, dimension)),
     lax("scatter-add", _lax_scatter_add),
     lax("scatter", _lax_scatter),
+    lax("scatter-mul", _lax_scatter_combine("mul", 1.0)),
+    lax("scatter-max", _lax_scatter_combine("maximum", -math.inf)),
+    lax("scatter-min", _lax_scatter_combine("minimum", math.inf)),
     lax("dynamic_update_slice", _lax_dynamic_update_slice),
 )
 

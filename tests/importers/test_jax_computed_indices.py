@@ -1,7 +1,7 @@
 """JAX programs that compute their indices and pivots: ``lax.linalg.lu`` and what jnp builds on it
 (det, slogdet, solve, inv: ``custom_linear_solve``), sorts of several operands (``jnp.argsort``),
-gathers, dynamic slices and updates at indices computed from the inputs, JAX's logical ops and
-reductions over no axes. Values and vector-Jacobian products against JAX's own in float64, over
+gathers, scatters, dynamic slices and updates at indices computed from the inputs, JAX's logical ops and
+reductions over no axes, scatter-mul/max/min. Values and vector-Jacobian products against JAX's own in float64, over
 random shapes, batches, index offsets and gather modes."""
 
 from __future__ import annotations
@@ -128,6 +128,44 @@ def test_dynamic_slices_and_updates_at_computed_starts_match_jax(offset, seed):
     _matches_jax(lambda v: lax.dynamic_slice(v, (start(v), 1), (2, 3)) * 2, x)
     _matches_jax(lambda v: v[start(v)] ** 2, x)
     _matches_jax(lambda v: lax.dynamic_update_slice(v, v[:2, :2] ** 2, (start(v), jnp.argmin(v[0]))), x)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(-6, 6), st.sampled_from(["clip", "drop", "promise_in_bounds"]), st.integers(0, 2**16))
+def test_scatters_at_computed_indices_match_jax(offset, mode, seed):
+    x = np.random.default_rng(seed).uniform(-1, 1, (4, 3))
+    if mode == "promise_in_bounds":  # out of range, JAX leaves promise_in_bounds unspecified
+        offset = 0
+
+    def rows(v):
+        return jnp.argsort(v[:, 0])[:3] + offset
+
+    _matches_jax(lambda v: v.at[rows(v)].add(v[:3] ** 2, mode=mode), x)
+    _matches_jax(lambda v: v.at[jnp.argmax(v[:, 0]) * jnp.array([1, 1, 0])].add(v[:3] * 3, mode=mode), x)
+    _matches_jax(lambda v: v.at[jnp.argmax(v[:, 0]) + offset].set(v[0] ** 2, mode=mode), x)
+    _matches_jax(
+        lambda v: v.at[jnp.argmax(v[:, 0]), jnp.argmin(v[0]) + offset].set(7 * v[1, 1], mode=mode), x
+    )
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.lists(st.integers(-1, 5), min_size=1, max_size=6), st.integers(0, 2**16))
+def test_scatter_mul_max_and_min_match_jax(rows, seed):
+    rng = np.random.default_rng(seed)
+    x, y = rng.uniform(-2, 2, (5, 3)), rng.uniform(-2, 2, (len(rows), 3))
+    at = np.array(rows)  # -1 is the last row; 5 is out of range (dropped)
+    _matches_jax(lambda v, u: v.at[at].max(u), x, y)
+    _matches_jax(lambda v, u: v.at[at].min(u * 2), x, y)
+    unique = np.unique(at[at < 5] % 5)
+    _matches_jax(lambda v, u: v.at[unique].multiply(u[: len(unique)], unique_indices=True), x, y)
+    repeated = from_jax(lambda v, u: v.at[at].multiply(u), x, y)(x, y).asnumpy()  # JAX has no vjp here
+    np.testing.assert_allclose(repeated, np.asarray(jnp.asarray(x).at[at].multiply(y)), rtol=1e-14)
+
+
+def test_a_scatter_of_several_computed_index_vectors_is_refused():
+    x = np.zeros((4, 3))
+    with pytest.raises(OpError, match=r"lax\.scatter: 2 index vectors computed from the inputs"):
+        from_jax(lambda v: v.at[jnp.argsort(v[:, 0])[:2]].set(1.0), x)(x)
 
 
 def test_logical_ops_and_reductions_over_no_axes_match_jax():
