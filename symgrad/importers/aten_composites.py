@@ -30,6 +30,7 @@ from symgrad.core.families.structural import (
 from symgrad.core.graph import Node
 from symgrad.core.registry import Imported, apply, aten
 from symgrad.errors import OpError
+from symgrad.importers.picks import constant_value
 
 # ----- logical and bitwise (bools only) -----
 
@@ -87,6 +88,19 @@ def _copysign(a, b) -> Node:
     magnitude = apply("abs", a)
     b = b if isinstance(b, Node) else full((), b, magnitude.dtype)
     return apply("select", _signbit(b), apply("neg", magnitude), magnitude)
+
+
+def _bitwise_and(a, b) -> Node:
+    """aten.bitwise_and: logical on bools; on integers only with a constant mask of low bits,
+    ``x & (2^k - 1)`` = x mod 2^k (two's complement: Python's %), as grid_sample's reflection
+    takes a parity (``flips & 1``)."""
+    for x, mask in ((a, b), (b, a)):
+        value = mask if not isinstance(mask, Node) else constant_value(mask)
+        if isinstance(x, Node) and x.dtype is not None and x.dtype.kind in "iu" and value is not None:
+            low = int(np.asarray(value)) if np.ndim(value) == 0 else -1
+            if low >= 0 and (low + 1) & low == 0:
+                return _remainder(x, full((), low + 1, x.dtype))
+    return _and(*_bools("bitwise_and", a, b))
 
 
 def _remainder(a, b) -> Node:
@@ -351,7 +365,7 @@ def _tensor_split(x: Node, indices_or_sections, dim: int = 0) -> tuple[Node, ...
 
 ATEN: tuple[Imported, ...] = (
     *(aten(name, lambda x: _not(_bools("bitwise_not", x)[0])) for name in ("bitwise_not",)),
-    aten("bitwise_and", lambda a, b: _and(*_bools("bitwise_and", a, b))),
+    aten("bitwise_and", _bitwise_and),
     aten("bitwise_or", lambda a, b: _or(*_bools("bitwise_or", a, b))),
     aten("bitwise_xor", lambda a, b: _xor(*_bools("bitwise_xor", a, b))),
     aten("logical_not", lambda x: _not(_truth(x, "logical_not"))),

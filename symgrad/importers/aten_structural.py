@@ -40,6 +40,10 @@ from symgrad.importers.picks import (
     _landed_updates,
     _numbers_picked,
     _picked,
+    chosen_by_value,
+    computed,
+    placed,
+    wrapped,
 )
 
 ATEN: dict[str, tuple[Imported, ...]] = {}  # each structural row's ATen spellings, section by section
@@ -237,12 +241,52 @@ def _reversed(x: Node, dims) -> Node:
 
 
 def _aten_index(x: Node, indices) -> Node:
-    """aten.index.Tensor: ``x[i0, i1, ...]`` with index tensors (None for a whole axis), NumPy's rules."""
-    index = tuple(slice(None) if i is None else _constant_indices(i, "aten.index") for i in indices)
-    return _picked(x, _numbers_picked("aten.index", lambda: _element_numbers(x.shape)[index]))
+    """aten.index.Tensor: ``x[i0, i1, ...]`` with index tensors (None for a whole axis), NumPy's
+    rules. Index tensors computed from the inputs (``grid_sample``'s corners): the pick at each
+    value they can take, chosen where they take it; NaN where one is out of range (PyTorch raises)."""
+    live = [k for k, i in enumerate(indices) if computed(i)]
+    if not live:
+        index = tuple(slice(None) if i is None else _constant_indices(i, "aten.index") for i in indices)
+        return _picked(x, _numbers_picked("aten.index", lambda: _element_numbers(x.shape)[index]))
+    tensors = [i for i in indices if i is not None]
+    batch = tuple(np.broadcast_shapes(*(i.shape for i in tensors)))
+
+    def build(values) -> Node:
+        chosen = dict(zip(live, values))
+        return _aten_index(
+            x,
+            [const(np.full(batch, chosen[k], np.int64)) if k in chosen else i for k, i in enumerate(indices)],
+        )
+
+    sample = build((0,) * len(live))
+    axes = [k for k, i in enumerate(indices) if i is not None]
+    first = axes[0] if axes == list(range(axes[0], axes[-1] + 1)) else 0  # NumPy: apart, they go first
+    where = range(first, first + len(batch))
+    nan = full(sample.shape, math.nan, x.dtype or np.float64)
+    values = [broadcast_to(wrapped(indices[k], x.shape[k]), batch) for k in live]
+    return chosen_by_value(
+        values,
+        [x.shape[k] for k in live],
+        build,
+        lambda m: placed(m, sample.shape, list(where)),
+        nan,
+        "aten.index",
+    )
 
 
 def _aten_index_select(x: Node, dim: int, index: Node) -> Node:
+    if computed(index) and x.ndim:  # the pick at each value, chosen where index takes it; NaN out of range
+        axis = dim % x.ndim
+
+        def build(values) -> Node:
+            return _aten_index_select(x, axis, const(np.full(index.shape, values[0], np.int64)))
+
+        sample = build((0,))
+        nan = full(sample.shape, math.nan, x.dtype or np.float64)
+        flat = reshape(index, (math.prod(index.shape),))
+        return chosen_by_value(
+            [flat], [x.shape[axis]], build, lambda m: placed(m, sample.shape, [axis]), nan, "aten.index_select"
+        )
     picks = _constant_indices(index, "aten.index_select")
     if x.ndim == 0:  # PyTorch takes a 0-d tensor as one element along dim 0
         return reshape(_picked(reshape(x, (1,)), np.asarray(picks).reshape(-1)), ())
@@ -254,6 +298,13 @@ def _aten_index_select(x: Node, dim: int, index: Node) -> Node:
 def _aten_gather(x: Node, dim: int, index: Node, sparse_grad: bool = False) -> Node:
     """aten.gather: ``out[p] = x[p with axis dim replaced by index[p]]`` (index may be shorter on
     the other axes)."""
+    if computed(index):  # the pick at each value, chosen where index takes it; NaN out of range
+
+        def build(values) -> Node:
+            return _aten_gather(x, dim, const(np.full(index.shape, values[0], np.int64)))
+
+        nan = full(index.shape, math.nan, x.dtype or np.float64)
+        return chosen_by_value([index], [x.shape[dim]], build, lambda m: m, nan, "aten.gather")
     picks = _constant_indices(index, "aten.gather")
     dim %= x.ndim
     window = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(picks.shape))

@@ -38,7 +38,11 @@ from symgrad.importers.picks import (
     _landed_updates,
     _picked,
     _picked_or_zero,
-    constant_value,
+    chosen_by_value,
+    clamped,
+    computed,
+    equal_to,
+    placed,
 )
 
 LAX: dict[str, tuple[Imported, ...]] = {}  # each structural row's JAX spellings, section by section
@@ -122,7 +126,7 @@ def _lax_gather(x: Node, indices: Node, dimension_numbers, slice_sizes, mode=Non
     element each output element is (out of range: clipped, or filled with zeros, as ``mode`` says)."""
     from jax import lax as jax_lax  # only JAX programs have this primitive
 
-    if _computed(indices):
+    if computed(indices):
         return _computed_gather(x, indices, dimension_numbers, slice_sizes, mode, fill_value)
     picks = _constant_indices(indices, "lax.gather")
     if fill_value not in (None, 0, 0.0) and not (isinstance(fill_value, float) and math.isnan(fill_value)):
@@ -134,56 +138,26 @@ def _lax_gather(x: Node, indices: Node, dimension_numbers, slice_sizes, mode=Non
     return _picked(x, numbers) if (numbers >= 0).all() else _picked_or_zero(x, numbers)
 
 
-MAX_CHOICES = 1_000_000  # candidate index values times picked elements, for computed indices
-
-
 def _computed_gather(x: Node, indices: Node, dimension_numbers, slice_sizes, mode, fill_value) -> Node:
-    """lax.gather at indices computed from the inputs (``jnp.linalg.solve``'s row permutation):
-    for each value the index vectors can take, the gather at that constant index, chosen (select)
-    where the index equals it, so the derivative reaches the picked elements as JAX's does. Indices
-    are clamped into range as JAX's ``clip`` and ``promise_in_bounds`` gathers do; with ``fill``,
-    an out-of-range index gives zeros."""
+    """lax.gather at indices computed from the inputs (``jnp.linalg.solve``'s row permutation,
+    ``take_along_axis`` of an argsort): clamped into range as JAX's ``clip`` and
+    ``promise_in_bounds`` gathers do; with ``fill``, an index out of range gives zeros."""
     from jax import lax as jax_lax  # only JAX programs have this primitive
 
     numbers = jax_lax.GatherDimensionNumbers(*dimension_numbers)
-    axes = tuple(numbers.start_index_map)
-    ranges = [x.shape[a] - slice_sizes[a] + 1 for a in axes]
+    ranges = [x.shape[a] - slice_sizes[a] + 1 for a in numbers.start_index_map]
     vector = [getitem(indices, (slice(None),) * (indices.ndim - 1) + (k,)) for k in range(indices.shape[-1])]
     if "FILL" not in str(mode).upper():
-        vector = [_clamped(v, r - 1) for v, r in zip(vector, ranges)]
-    choices = np.array(list(np.ndindex(*ranges)), dtype=np.int64).reshape(-1, len(axes))
-    sample = _lax_gather(
-        x, const(np.zeros(indices.shape, indices.dtype)), dimension_numbers, slice_sizes, mode, fill_value
-    )
-    if len(choices) * math.prod(sample.shape) > MAX_CHOICES:
-        raise OpError(
-            f"lax.gather: indices computed from the inputs into a {x.shape} array take {len(choices)} values, each "
-            f"a pick of {math.prod(sample.shape)} elements; symgrad builds at most {MAX_CHOICES} picked elements"
-        )
-    batch_axes = [d for d in range(sample.ndim) if d not in numbers.offset_dims]
-    placed_shape = tuple(sample.shape[d] if d in batch_axes else 1 for d in range(sample.ndim))
-    chosen = full(sample.shape, 0, sample.dtype or np.float64)  # no value in range (fill mode)
-    for choice in choices:
-        placed = broadcast_to(reshape(_equal_to(vector, choice), placed_shape), sample.shape)
-        constant_index = const(np.broadcast_to(choice.astype(indices.dtype), indices.shape).copy())
-        picked = _lax_gather(x, constant_index, dimension_numbers, slice_sizes, mode, fill_value)
-        chosen = apply("select", placed, picked, chosen)
-    return chosen
+        vector = [clamped(v, r - 1) for v, r in zip(vector, ranges)]
 
+    def build(values) -> Node:
+        at = const(np.broadcast_to(np.asarray(values, indices.dtype), indices.shape).copy())
+        return _lax_gather(x, at, dimension_numbers, slice_sizes, mode, fill_value)
 
-def _equal_to(nodes: list[Node], values) -> Node:
-    """Where every one of ``nodes`` equals its entry of ``values``."""
-    hits = [apply("equal", n, const(np.asarray(v, n.dtype))) for n, v in zip(nodes, values)]
-    where = hits[0]
-    for hit in hits[1:]:
-        where = apply("select", where, hit, False)
-    return where
-
-
-def _clamped(v: Node, top: int) -> Node:
-    """``v`` clamped into [0, top] (JAX's clip of a gather's start index)."""
-    low = apply("select", apply("less", v, 0), const(np.asarray(0, v.dtype)), v)
-    return apply("select", apply("greater", low, top), const(np.asarray(top, v.dtype)), low)
+    shape = build((0,) * len(ranges)).shape
+    batch_axes = [d for d in range(len(shape)) if d not in numbers.offset_dims]
+    zeros = full(shape, 0, x.dtype or np.float64)
+    return chosen_by_value(vector, ranges, build, lambda m: placed(m, shape, batch_axes), zeros, "lax.gather")
 
 
 def _constant_starts(starts, shape, sizes, who: str) -> tuple:
@@ -202,9 +176,8 @@ def _lax_dynamic_slice(x: Node, *starts, slice_sizes) -> Node:
 
 def _at_each_start(starts, shape, sizes, who: str, build) -> Node:
     """``build(starts)`` at lax's dynamic start indices, clamped as JAX clamps them (the block
-    fits). Starts computed from the inputs (``x[jnp.argmax(y)]``): ``build`` at each value they
-    can take, chosen (select) where they take it, so the derivative is the chosen block's."""
-    live = [k for k, s in enumerate(starts) if isinstance(s, Node) and constant_value(s) is None]
+    fits); at starts computed from the inputs (``x[jnp.argmax(y)]``), at each value they can take."""
+    live = [k for k, s in enumerate(starts) if computed(s)]
     if not live:
         return build(_constant_starts(starts, shape, sizes, who))
     fixed = [k for k in range(len(starts)) if k not in live]
@@ -217,21 +190,14 @@ def _at_each_start(starts, shape, sizes, who: str, build) -> Node:
         )
     )
     ranges = [shape[k] - sizes[k] + 1 for k in live]
-    count = math.prod(ranges)
-    if count * math.prod(sizes) > MAX_CHOICES:
-        raise OpError(
-            f"{who}: starts computed from the inputs take {count} values, each a block of {math.prod(sizes)} "
-            f"elements of a {shape} array; symgrad builds at most {MAX_CHOICES} picked elements"
-        )
-    clamped = [_clamped(starts[k], top - 1) for k, top in zip(live, ranges)]
-    blocks = []
-    for values in np.ndindex(*ranges):
+
+    def block(values) -> Node:
         at = {**at_fixed, **dict(zip(live, values))}
-        blocks.append((values, build(tuple(at[k] for k in range(len(starts))))))
-    chosen = blocks[0][1]  # the clamped starts take one of the values: the first is the default
-    for values, block in blocks[1:]:
-        chosen = apply("select", broadcast_to(_equal_to(clamped, values), block.shape), block, chosen)
-    return chosen
+        return build(tuple(at[k] for k in range(len(starts))))
+
+    clamps = [clamped(starts[k], top - 1) for k, top in zip(live, ranges)]
+    sample = block((0,) * len(live))
+    return chosen_by_value(clamps, ranges, block, lambda m: broadcast_to(m, sample.shape), None, who)
 
 
 LAX["getitem"] = (
@@ -252,7 +218,7 @@ def _lax_scatter_add(x: Node, indices: Node, updates: Node, dimension_numbers, m
     (dropped updates land nowhere); its derivative is M's transpose. At indices computed from the
     inputs, the sum over the values they can take of M at that value times the updates that take it."""
     who = "lax.scatter-add"
-    if _computed(indices):
+    if computed(indices):
         placed = [
             _landed_updates(
                 x, landed, apply("select", _in_updates(hit, updates, dimension_numbers), updates, 0.0)
@@ -273,7 +239,7 @@ def _lax_scatter(x: Node, indices: Node, updates: Node, dimension_numbers, mode=
     (one index vector: two could land on one element, where JAX leaves which one wins unspecified),
     the replacement at each value it can take, chosen where it takes it."""
     who = "lax.scatter"
-    if _computed(indices):
+    if computed(indices):
         rows = math.prod(indices.shape[:-1])
         if rows != 1:
             raise OpError(
@@ -297,11 +263,6 @@ def _replaced_by(x: Node, landed: np.ndarray, updates: Node) -> Node:
     return apply("add", apply("mul", x, kept), _landed_updates(x, landed, updates))
 
 
-def _computed(indices: Node) -> bool:
-    """Whether integer ``indices`` are computed from the inputs (not a constant of the program)."""
-    return constant_value(indices) is None and indices.dtype is not None and indices.dtype.kind in "iu"
-
-
 def _scatter_choices(x: Node, indices: Node, updates: Node, dimension_numbers, mode, who: str):
     """A scatter at indices computed from the inputs: for each value the index vectors can take,
     where each vector takes it (bools, the indices' batch shape) and where updates land at it (JAX's
@@ -313,7 +274,7 @@ def _scatter_choices(x: Node, indices: Node, updates: Node, dimension_numbers, m
     axes = tuple(numbers.scatter_dims_to_operand_dims)
     vector = [getitem(indices, (slice(None),) * (indices.ndim - 1) + (k,)) for k in range(indices.shape[-1])]
     if "FILL" not in str(mode).upper():
-        vector = [_clamped(v, x.shape[a] - 1) for v, a in zip(vector, axes)]
+        vector = [clamped(v, x.shape[a] - 1) for v, a in zip(vector, axes)]
     choices = list(np.ndindex(*(x.shape[a] for a in axes)))
     work = len(choices) * math.prod(x.shape) * math.prod(updates.shape)
     if work > 10**7:
@@ -323,7 +284,7 @@ def _scatter_choices(x: Node, indices: Node, updates: Node, dimension_numbers, m
         )
     return [
         (
-            _equal_to(vector, choice),
+            equal_to(vector, choice),
             _landing_matrix(x, const(np.broadcast_to(np.asarray(choice, indices.dtype), indices.shape).copy()),
                             updates, dimension_numbers, mode, who),
         )
@@ -370,7 +331,7 @@ def _lax_scatter_combine(combine: str, fill: float):
 
     def build(x: Node, indices: Node, updates: Node, dimension_numbers, mode=None, **_rest) -> Node:
         who = f"lax.scatter-{ {'mul': 'mul', 'maximum': 'max', 'minimum': 'min'}[combine] }"
-        if _computed(indices):
+        if computed(indices):
             raise OpError(f"{who}: indices computed from the inputs have no row (constant indices have)")
         landed = _landing_matrix(x, indices, updates, dimension_numbers, mode, who)
         count = landed.shape[1]

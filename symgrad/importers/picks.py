@@ -1,7 +1,9 @@
 """Picks by constant integer indices (advanced indexing, index_select, gather, embedding, JAX's
 gathers and scatters): one getitem per element of the result, stacked, so exact derivatives
 (repeated picks add up) come from the rows already there. The indices are data of the program (a
-buffer, a literal); indices computed from the inputs have no row."""
+buffer, a literal); at indices computed from the inputs (``x[argmax(y)]``, a row permutation) a
+pick is the constant pick at each value they can take, chosen where they take it
+(:func:`chosen_by_value`)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import math
 
 import numpy as np
 
-from symgrad.core.families.structural import full, getitem, reshape, stack
+from symgrad.core.families.structural import broadcast_to, full, getitem, reshape, stack
 from symgrad.core.graph import Const, Node, const
 from symgrad.core.registry import LINEAR, apply, lookup, make_node
 from symgrad.errors import OpError
@@ -88,4 +90,70 @@ def _landed_updates(x: Node, landed: np.ndarray, updates: Node) -> Node:
     matrix = const(landed.astype(x.dtype or np.float64))
     return reshape(
         make_node("matmul", (matrix, reshape(updates, (landed.shape[1],))), (False, False)), x.shape
+    )
+
+
+# ----- picks at indices computed from the inputs -----
+
+MAX_CHOICES = 1_000_000  # candidate index values times picked elements, for computed indices
+
+
+def computed(index) -> bool:
+    """Whether integer ``index`` is computed from the inputs (not a constant of the program)."""
+    return (
+        isinstance(index, Node)
+        and constant_value(index) is None
+        and (index.dtype is not None and index.dtype.kind in "iu")
+    )
+
+
+def chosen_by_value(
+    indices: list[Node], ranges: list[int], build, place, default: Node | None, who: str
+) -> Node:
+    """A pick at ``indices`` computed from the inputs (ints, each taking values in
+    ``range(ranges[k])``): ``build(values)``, the pick at those constant values, for each tuple
+    of values, chosen (select) where every index equals its value (``place`` puts that mask, in
+    the indices' shape, in the pick's); ``default`` where none does (None: the first pick). So the
+    derivative reaches the picked elements only, as the framework's own does."""
+    count = math.prod(ranges)
+    values = list(np.ndindex(*ranges))
+    first = build(values[0])
+    if count * math.prod(first.shape) > MAX_CHOICES:
+        raise OpError(
+            f"{who}: indices computed from the inputs take {count} values, each a pick of "
+            f"{math.prod(first.shape)} elements; symgrad builds at most {MAX_CHOICES} picked elements"
+        )
+    chosen = (
+        first if default is None else apply("select", place(equal_to(indices, values[0])), first, default)
+    )
+    for value in values[1:]:
+        chosen = apply("select", place(equal_to(indices, value)), build(value), chosen)
+    return chosen
+
+
+def equal_to(nodes: list[Node], values) -> Node:
+    """Where every one of ``nodes`` equals its entry of ``values`` (their broadcast shape)."""
+    hits = [apply("equal", n, const(np.asarray(v, n.dtype))) for n, v in zip(nodes, values)]
+    where = hits[0]
+    for hit in hits[1:]:
+        where = apply("select", where, hit, False)
+    return where
+
+
+def clamped(v: Node, top: int) -> Node:
+    """``v`` clamped into [0, top] (JAX's clip of an index)."""
+    low = apply("select", apply("less", v, 0), const(np.asarray(0, v.dtype)), v)
+    return apply("select", apply("greater", low, top), const(np.asarray(top, v.dtype)), low)
+
+
+def wrapped(v: Node, size: int) -> Node:
+    """``v`` with a negative index counted from the end (PyTorch's and NumPy's rule)."""
+    return apply("select", apply("less", v, 0), apply("add", v, const(np.asarray(size, v.dtype))), v)
+
+
+def placed(mask: Node, shape: tuple, axes: list[int]) -> Node:
+    """``mask`` on ``axes`` of ``shape`` (its axes in order), broadcast over the others."""
+    inner = iter(mask.shape)
+    return broadcast_to(
+        reshape(mask, tuple(next(inner) if d in axes else 1 for d in range(len(shape)))), shape
     )
