@@ -285,7 +285,12 @@ def _aten_index_select(x: Node, dim: int, index: Node) -> Node:
         nan = full(sample.shape, math.nan, x.dtype or np.float64)
         flat = reshape(index, (math.prod(index.shape),))
         return chosen_by_value(
-            [flat], [x.shape[axis]], build, lambda m: placed(m, sample.shape, [axis]), nan, "aten.index_select"
+            [flat],
+            [x.shape[axis]],
+            build,
+            lambda m: placed(m, sample.shape, [axis]),
+            nan,
+            "aten.index_select",
         )
     picks = _constant_indices(index, "aten.index_select")
     if x.ndim == 0:  # PyTorch takes a 0-d tensor as one element along dim 0
