@@ -103,6 +103,15 @@ def _bitwise_and(a, b) -> Node:
     return _and(*_bools("bitwise_and", a, b))
 
 
+def _angle(x: Node) -> Node:
+    """aten.angle of a real tensor: pi where it is negative, 0 elsewhere, NaN for NaN; its
+    derivative is 0, as PyTorch's."""
+    if x.dtype is not None and x.dtype.kind in "iub":
+        x = cast(x, np.float32)  # PyTorch's angle of an integer tensor is float
+    steady = apply("stop_gradient", x)
+    return apply("select", _isnan(steady), steady, apply("select", apply("less", steady, 0.0), math.pi, 0.0))
+
+
 def _remainder(a, b) -> Node:
     """Python's ``a % b`` (the sign of ``b``): a - floor_div(a, b) b; d/da = 1, d/db = -floor(a / b)."""
     return apply("sub", a, apply("mul", apply("floor_div", a, b), b))
@@ -373,6 +382,7 @@ ATEN: tuple[Imported, ...] = (
     aten("logical_or", lambda a, b: _or(_truth(a, "logical_or"), _truth(b, "logical_or"))),
     aten("logical_xor", lambda a, b: _xor(_truth(a, "logical_xor"), _truth(b, "logical_xor"))),
     aten("isnan", _isnan),
+    aten("angle", _angle),
     aten("fmax", _fmax),
     aten("fmin", lambda a, b: _fmax(a, b, largest=False)),
     aten("signbit", _signbit),

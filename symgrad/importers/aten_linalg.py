@@ -16,6 +16,7 @@ import numpy as np
 
 from symgrad.core.families.arithmetic import picked
 from symgrad.core.families.conversion import cast
+from symgrad.core.families.linalg import matmul
 from symgrad.core.families.structural import (
     broadcast_to,
     full,
@@ -394,6 +395,10 @@ def householder_qr(a: Node, complete: bool, who: str) -> tuple[Node, Node]:
     ``complete``: Q is m x m and R m x n; else m x k and k x n, k = min(m, n)."""
     m, n = _matrix_shape(a, who)
     steps, dtype = min(m, n), a.dtype or np.float64
+    width = height = m if complete else steps
+    if m == 0 or n == 0:  # Q the identity's first columns, R empty
+        eye = broadcast_to(_const(np.eye(m, width, dtype=dtype)), (*a.shape[:-2], m, width))
+        return eye, full((*a.shape[:-2], height, n), 0, dtype)
     rows, reflectors = _rows(a), []
     for k in range(steps):
         column = [_at(rows[i], k) for i in range(k, m)]
@@ -410,11 +415,9 @@ def householder_qr(a: Node, complete: bool, who: str) -> tuple[Node, Node]:
         v = [None, *(apply("mul", entry, scale) for entry in column[1:])]  # v[0] = 1
         _reflect(rows, k, v, tau)
         reflectors.append((k, v, tau))
-    width = m if complete else steps
     q = _rows(broadcast_to(_const(np.eye(m, width, dtype=dtype)), (*a.shape[:-2], m, width)))
     for k, v, tau in reversed(reflectors):
         _reflect(q, k, v, tau)
-    height = m if complete else steps
     r = apply("mul", _matrix(rows[:height]), _const(np.triu(np.ones((height, n), dtype=dtype))))
     return _matrix(q), r
 
@@ -432,22 +435,36 @@ def _reflect(rows: list[Node], k: int, v: list, tau: Node) -> None:
         )
 
 
-def _householder_product(a: Node, tau: Node) -> Node:
-    """aten.linalg_householder_product (LAPACK's orgqr): the first n columns of H_0 ... H_{k-1},
-    H_j = I - tau_j v_j v_j^T, v_j the j-th column of ``a`` below its diagonal with 1 on it."""
-    m, n = _matrix_shape(a, "aten.linalg_householder_product")
+def _householder_product(
+    a: Node, tau: Node, width: int | None = None, who: str = "aten.linalg_householder_product"
+) -> Node:
+    """aten.linalg_householder_product (LAPACK's orgqr): the first n (``width``) columns of
+    H_0 ... H_{k-1}, H_j = I - tau_j v_j v_j^T, v_j the j-th column of ``a`` below its diagonal
+    with 1 on it."""
+    m, n = _matrix_shape(a, who)
     k = tau.shape[-1]
-    if k > n or tau.shape[:-1] != a.shape[:-2]:
+    if k > min(m, n) or tau.shape[:-1] != a.shape[:-2]:
         raise OpError(
-            f"aten.linalg_householder_product: tau of shape {tau.shape} for reflectors of shape {a.shape}; "
-            "expected (..., k) with k <= n and a's batch shape"
+            f"{who}: tau of shape {tau.shape} for reflectors of shape {a.shape}; "
+            "expected (..., k) with k <= min(m, n) and a's batch shape"
         )
+    width = n if width is None else width
     dtype = a.dtype or np.float64
-    q = _rows(broadcast_to(_const(np.eye(m, n, dtype=dtype)), a.shape))
+    if m == 0 or width == 0:
+        return full((*a.shape[:-2], m, width), 0, dtype)
+    q = _rows(broadcast_to(_const(np.eye(m, width, dtype=dtype)), (*a.shape[:-2], m, width)))
     columns = [[_at(row, j) for row in _rows(a)] for j in range(k)]
     for j in reversed(range(k)):
         _reflect(q, j, [None, *columns[j][j + 1 :]], getitem(tau, (*(slice(None),) * (tau.ndim - 1), j)))
     return _matrix(q)
+
+
+def _ormqr(a: Node, tau: Node, other: Node, left: bool = True, transpose: bool = False) -> Node:
+    """aten.ormqr (LAPACK's ormqr): ``other`` times Q (m x m, from ``a``'s reflectors), Q^T when
+    ``transpose``, on the left or the right."""
+    q = _householder_product(a, tau, a.shape[-2], "aten.ormqr")
+    q = _mT(q) if transpose else q
+    return matmul(q, other) if left else matmul(other, q)
 
 
 def _linalg_qr(a: Node, mode: str = "reduced") -> tuple[Node, Node]:
@@ -475,4 +492,5 @@ ATEN: tuple[Imported, ...] = (
     aten("cholesky_inverse", _cholesky_inverse),
     aten("linalg_qr", _linalg_qr),
     aten("linalg_householder_product", _householder_product),
+    aten("ormqr", _ormqr),
 )

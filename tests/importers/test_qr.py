@@ -1,4 +1,4 @@
-"""QR factors imported from PyTorch (``torch.linalg.qr``, ``linalg.householder_product``) and
+"""QR factors imported from PyTorch (``torch.linalg.qr``, ``linalg.householder_product``, ``ormqr``) and
 JAX (``jnp.linalg.qr``): LAPACK's Householder reflectors unrolled, so Q and R are the frameworks'
 own (R's diagonal -sign(a_kk) |column|), checked with their derivatives against
 torch.autograd and jax.vjp in float64 over shapes, batches and modes."""
@@ -71,6 +71,39 @@ def test_householder_product_matches_torch(m, seed):
     grads = symgrad.grad(lambda x, t: (program(x, t) * symgrad.Tensor(cotangent)).sum(), (0, 1))(*tensors)
     for g, e in zip(grads, expected):
         np.testing.assert_allclose(g.asnumpy(), e.numpy(), atol=1e-11)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 5), st.booleans(), st.booleans(), st.integers(0, 2**16))
+def test_ormqr_matches_torch(m, left, transpose, seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, m + 1))
+    a, tau = rng.uniform(-1, 1, (m, n)), rng.uniform(0, 2, (n,))
+    other = rng.uniform(-1, 1, (m, 2) if left else (2, m))
+
+    def f(x, t, c):
+        return torch.ormqr(x, t, c, left=left, transpose=transpose)
+
+    program = from_torch(f, *(torch.tensor(v) for v in (a, tau, other)))
+    leaves = [torch.tensor(v, requires_grad=True) for v in (a, tau, other)]
+    out = f(*leaves)
+    cotangent = rng.standard_normal(tuple(out.shape))
+    expected = torch.autograd.grad([out], leaves, [torch.tensor(cotangent)])
+    tensors = [symgrad.Tensor(v) for v in (a, tau, other)]
+    np.testing.assert_allclose(program(*tensors).asnumpy(), out.detach().numpy(), atol=1e-13)
+    grads = symgrad.grad(lambda *t: (program(*t) * symgrad.Tensor(cotangent)).sum(), (0, 1, 2))(*tensors)
+    for g, e in zip(grads, expected):
+        np.testing.assert_allclose(g.asnumpy(), e.numpy(), atol=1e-11)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0), (2, 0, 3)])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_of_an_empty_matrix_has_torch_shapes(shape, mode):
+    a = torch.zeros(shape, dtype=torch.float64)
+    q, r = from_torch(lambda x: torch.linalg.qr(x, mode=mode), a)(symgrad.Tensor(a.numpy()))
+    q_torch, r_torch = torch.linalg.qr(a, mode=mode)
+    np.testing.assert_array_equal(q.asnumpy(), q_torch.numpy())
+    assert r.shape == tuple(r_torch.shape)
 
 
 def test_a_column_already_zero_below_the_diagonal_is_not_reflected():

@@ -416,3 +416,12 @@ def test_a_sort_too_long_for_a_compare_and_swap_network_is_refused_at_once():
             symgrad.Tensor(np.zeros((2, SORT_LENGTH_LIMIT + 1)))
         )
     assert time.perf_counter() - start < 5
+
+
+def test_angle_of_a_real_tensor_matches_pytorch_with_no_derivative():
+    x = np.array([-2.0, -0.0, 0.0, 3.0, np.inf, -np.inf, np.nan, -1e-300])
+    program = from_torch(torch.angle, torch.tensor(x))
+    np.testing.assert_array_equal(program(symgrad.Tensor(x)).asnumpy(), torch.angle(torch.tensor(x)).numpy())
+    finite = x[np.isfinite(x)]
+    grad = symgrad.grad(lambda t: (from_torch(torch.angle, torch.tensor(finite))(t) * t).sum())(symgrad.Tensor(finite))
+    np.testing.assert_array_equal(grad.asnumpy(), torch.angle(torch.tensor(finite)).numpy())  # d/dt (angle(t) t)
