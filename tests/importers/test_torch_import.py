@@ -423,5 +423,9 @@ def test_angle_of_a_real_tensor_matches_pytorch_with_no_derivative():
     program = from_torch(torch.angle, torch.tensor(x))
     np.testing.assert_array_equal(program(symgrad.Tensor(x)).asnumpy(), torch.angle(torch.tensor(x)).numpy())
     finite = x[np.isfinite(x)]
-    grad = symgrad.grad(lambda t: (from_torch(torch.angle, torch.tensor(finite))(t) * t).sum())(symgrad.Tensor(finite))
-    np.testing.assert_array_equal(grad.asnumpy(), torch.angle(torch.tensor(finite)).numpy())  # d/dt (angle(t) t)
+    grad = symgrad.grad(lambda t: (from_torch(torch.angle, torch.tensor(finite))(t) * t).sum())(
+        symgrad.Tensor(finite)
+    )
+    np.testing.assert_array_equal(
+        grad.asnumpy(), torch.angle(torch.tensor(finite)).numpy()
+    )  # d/dt (angle(t) t)
