@@ -8,9 +8,12 @@ largest element, and the picks by comparison (``max.dim``, ``argmax``, ``sort``,
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from symgrad.core.families.arithmetic import picked
+from symgrad.core.families.conversion import cast
 from symgrad.core.families.structural import (
     adaptive_windows,
     along,
@@ -19,12 +22,14 @@ from symgrad.core.families.structural import (
     getitem,
     per_axis,
     pooling_windows,
+    reduce_sum,
     reshape,
     stack,
 )
 from symgrad.core.graph import Node
 from symgrad.core.registry import Imported, apply, aten
 from symgrad.errors import OpError
+from symgrad.importers.picks import chosen_by_value
 
 ATEN: dict[str, tuple[Imported, ...]] = {}  # each arithmetic row's ATen spellings with a build
 
@@ -107,10 +112,31 @@ def _aten_argmax(x: Node, dim=None, keepdim: bool = False, largest: bool = True)
 SORT_LENGTH_LIMIT = 128  # 0.5 s of graph building at 128; 2.5 s at 256, growing as n^2
 
 
+def precedes(a: Node, b: Node, descending: bool = False) -> Node:
+    """Whether ``a`` comes strictly before ``b`` in a sort where NaN is the largest value
+    (PyTorch's and JAX's order: NaN last ascending, first descending)."""
+    order = apply("greater" if descending else "less", a, b)
+    if a.dtype is None or a.dtype.kind != "f":
+        return order
+    first, second = (b, a) if descending else (a, b)  # ascending: a NaN never precedes; descending: always
+    return apply("select", _isnan(first), False, apply("select", _isnan(second), True, order))
+
+
+def same_place(a: Node, b: Node) -> Node:
+    """Whether neither of ``a``, ``b`` comes before the other (equal, or both NaN)."""
+    if a.dtype is None or a.dtype.kind != "f":
+        return apply("equal", a, b)
+    return apply("select", _isnan(a), _isnan(b), apply("equal", a, b))
+
+
+def _isnan(x: Node) -> Node:
+    return apply("not_equal", x, x)
+
+
 def _aten_sort(x: Node, dim: int = -1, descending: bool = False, stable=None) -> tuple[Node, Node]:
     """aten.sort: odd-even transposition sort along ``dim`` (n rounds of compare-and-swap of
     neighbours, a pair swapped only when strictly out of order, so equal elements keep their order:
-    a stable sort). NaN is not placed last as PyTorch places it."""
+    a stable sort). NaN is the largest value, as PyTorch's (last, or first when ``descending``)."""
     if x.ndim == 0:
         return x, full((), 0, np.int64)
     dim %= x.ndim
@@ -124,7 +150,7 @@ def _aten_sort(x: Node, dim: int = -1, descending: bool = False, stable=None) ->
     for step in range(len(items)):
         for i in range(step % 2, len(items) - 1, 2):
             a, b = items[i], items[i + 1]
-            swap = apply("greater" if descending else "less", b, a)
+            swap = precedes(b, a, descending)
             items[i], items[i + 1] = apply("select", swap, b, a), apply("select", swap, a, b)
             m, n = numbers[i], numbers[i + 1]
             numbers[i], numbers[i + 1] = apply("select", swap, n, m), apply("select", swap, m, n)
@@ -182,11 +208,46 @@ def _aten_kthvalue(x: Node, k: int, dim: int = -1, keepdim: bool = False) -> tup
 
 def _aten_median(x: Node, dim: int | None = None, keepdim: bool = False):
     """aten.median: the lower median ((n + 1) // 2-th smallest), with its index along ``dim``;
-    over all elements (the value alone) without one."""
+    over all elements (the value alone) without one. NaN where one is among them, with the first
+    NaN's index, as PyTorch."""
     if dim is None:
-        flat = reshape(x, (-1,))
-        return _aten_kthvalue(flat, (flat.shape[0] + 1) // 2, 0)[0]
-    return _aten_kthvalue(x, (x.shape[dim] + 1) // 2 if x.ndim else 1, dim, keepdim)
+        return _aten_median(reshape(x, (-1,)), 0)[0]
+    if x.ndim == 0:
+        return x, full((), 0, np.int64)
+    dim %= x.ndim
+    value, index = _aten_kthvalue(x, (x.shape[dim] + 1) // 2, dim, keepdim)
+    if x.dtype is None or x.dtype.kind != "f":
+        return value, index
+    flags = apply("select", _isnan(x), 1.0, 0.0)
+    some, first = _aten_max_dim(flags, dim, keepdim)
+    has_nan = apply("equal", some, 1.0)
+    return apply("select", has_nan, math.nan, value), apply("select", has_nan, first, index)
+
+
+def _aten_nanmedian(x: Node, dim: int | None = None, keepdim: bool = False):
+    """aten.nanmedian: the lower median of the values that are not NaN (sorted, NaN last: the
+    ((count + 1) // 2)-th, a position computed from the inputs), with its index; NaN and index 0
+    where all are NaN, as PyTorch."""
+    if dim is None:
+        return _aten_nanmedian(reshape(x, (-1,)), 0)[0]
+    if x.ndim == 0 or x.dtype is None or x.dtype.kind != "f":
+        return _aten_median(x, dim, keepdim)
+    dim %= x.ndim
+    values, indices = _aten_sort(x, dim)
+    count = reduce_sum(cast(apply("equal", x, x), np.int64), (dim,))
+    position = apply("floor_div", apply("sub", count, 1), 2)
+    n, dtype = x.shape[dim], x.dtype
+
+    def at(source: Node, fill) -> Node:
+        def build(values_) -> Node:
+            return getitem(source, along(x.ndim, dim, values_[0]))
+
+        default = full(position.shape, fill, source.dtype or dtype)
+        return _kept(
+            chosen_by_value([position], [n], build, lambda m: m, default, "aten.nanmedian"), dim, keepdim
+        )
+
+    return at(values, math.nan), at(indices, 0)
 
 
 def _aten_adaptive_max_pool(x: Node, output_size, *, dims: int) -> tuple[Node, Node]:
@@ -230,6 +291,7 @@ ATEN["select"] = (
     aten("topk", _aten_topk),
     aten("kthvalue", _aten_kthvalue),
     aten("median", _aten_median),
+    aten("nanmedian", _aten_nanmedian),
     *(aten(f"max_pool{n}d_with_indices", lambda *a, n=n, **k: _aten_max_pool(*a, **k, dims=n))
       for n in (1, 2, 3)),  # fmt: skip
     *(aten(f"max_pool{n}d", lambda *a, n=n, **k: _aten_max_pool(*a, **k, dims=n)[0]) for n in (1, 2, 3)),

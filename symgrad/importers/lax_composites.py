@@ -18,7 +18,15 @@ from symgrad.core.registry import Imported, apply, lax
 from symgrad.errors import OpError
 from symgrad.importers import aten_composites as ac
 from symgrad.importers import aten_linalg as al
-from symgrad.importers.aten_arithmetic import SORT_LENGTH_LIMIT, _aten_argmax, _aten_sort, _aten_topk, _items
+from symgrad.importers.aten_arithmetic import (
+    SORT_LENGTH_LIMIT,
+    _aten_argmax,
+    _aten_sort,
+    _aten_topk,
+    _items,
+    precedes,
+    same_place,
+)
 from symgrad.importers.aten_composites import _and, _not, _or, _xor
 from symgrad.importers.aten_structural import _reversed
 from symgrad.importers.lax_rows import over_axes
@@ -77,12 +85,10 @@ def _sort(*operands: Node, dimension: int, is_stable: bool = True, num_keys: int
 
 def _before(left: list[Node], right: list[Node]) -> Node:
     """Whether ``left`` comes strictly before ``right`` in lexicographic order (True where a key is
-    less, the next key deciding where they are equal)."""
-    verdict = apply("less", left[-1], right[-1])
+    less, the next key deciding where they are equal; NaN the largest, as JAX sorts)."""
+    verdict = precedes(left[-1], right[-1])
     for a, b in zip(reversed(left[:-1]), reversed(right[:-1])):
-        verdict = apply(
-            "select", apply("less", a, b), True, apply("select", apply("equal", a, b), verdict, False)
-        )
+        verdict = apply("select", precedes(a, b), True, apply("select", same_place(a, b), verdict, False))
     return verdict
 
 

@@ -185,3 +185,19 @@ def test_too_many_index_values_are_refused_with_the_count():
     x = np.zeros((2000, 600))
     with pytest.raises(OpError, match=r"take 2000 values, each a pick of 600 elements"):
         from_jax(lambda v: v[jnp.argmax(v[:, 0])[None]], x)(x)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**16))
+def test_sorts_order_nan_last_as_jax_does(seed):
+    rng = np.random.default_rng(seed)
+    x = rng.choice([np.nan, -np.inf, np.inf, 0.5, -1.0, 2.0], size=(2, 6))
+    for f in (
+        lambda t: jnp.sort(t, axis=1),
+        lambda t: jnp.argsort(t, axis=1),
+        lambda t: lax.sort((t[0], t[1]), num_keys=2),
+        lambda t: lax.sort((t[1], t[0], t[0] * 2), num_keys=1),
+    ):
+        ours = _leaves(from_jax(f, x)(x))
+        for a, b in zip(ours, _leaves(f(jnp.asarray(x)))):
+            np.testing.assert_array_equal(a.asnumpy(), np.asarray(b))

@@ -93,3 +93,54 @@ def test_an_integer_and_with_other_masks_is_refused_by_name():
     x = np.array([1.0, 2.0])
     with pytest.raises(symgrad.errors.OpError, match="aten.bitwise_and: bitwise ops on int64"):
         from_torch(lambda t: (t.to(torch.int64) & 5).to(torch.float64), torch.tensor(x))(symgrad.Tensor(x))
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.booleans(), st.integers(0, 2**16))
+def test_sorts_order_nan_as_the_largest_value_as_pytorch_does(descending, seed):
+    """Values and indices of sort; topk's values (PyTorch leaves the order of its ties' indices open)."""
+    x = np.random.default_rng(seed).choice([np.nan, -np.inf, np.inf, 0.5, -1.0, 2.0], size=(2, 6))
+    values, indices = from_torch(lambda t: torch.sort(t, dim=1, descending=descending), torch.tensor(x))(
+        symgrad.Tensor(x)
+    )
+    values_torch, indices_torch = torch.sort(torch.tensor(x), dim=1, descending=descending, stable=True)
+    np.testing.assert_array_equal(values.asnumpy(), values_torch.numpy())
+    np.testing.assert_array_equal(indices.asnumpy(), indices_torch.numpy())
+    top = from_torch(lambda t: torch.topk(t, 3, dim=1, largest=not descending)[0], torch.tensor(x))(
+        symgrad.Tensor(x)
+    )
+    np.testing.assert_array_equal(
+        top.asnumpy(), torch.topk(torch.tensor(x), 3, dim=1, largest=not descending)[0].numpy()
+    )
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(1, 6), st.booleans(), st.integers(0, 2**16))
+def test_median_and_nanmedian_with_nans_match_pytorch(length, keepdim, seed):
+    """median: NaN and the first NaN's index where one is present; nanmedian: the median of the
+    rest, at a position computed from the NaN count (its index is checked to hold the value:
+    PyTorch leaves which of equal values it returns open)."""
+    rng = np.random.default_rng(seed)
+    x = rng.choice([np.nan, 0.5, -1.0, 2.0, 3.0], size=(4, length))
+    x[0] = np.nan
+    x[1] = rng.uniform(-1, 1, length)
+    value, index = from_torch(lambda t: torch.median(t, dim=1, keepdim=keepdim), torch.tensor(x))(
+        symgrad.Tensor(x)
+    )
+    value_torch, index_torch = torch.median(torch.tensor(x), dim=1, keepdim=keepdim)
+    np.testing.assert_array_equal(value.asnumpy(), value_torch.numpy())
+    np.testing.assert_array_equal(index.asnumpy(), index_torch.numpy())
+    value, index = from_torch(lambda t: torch.nanmedian(t, dim=1), torch.tensor(x))(symgrad.Tensor(x))
+    value_torch, _ = torch.nanmedian(torch.tensor(x), dim=1)
+    np.testing.assert_array_equal(value.asnumpy(), value_torch.numpy())
+    held = x[np.arange(4), index.asnumpy()]
+    np.testing.assert_array_equal(held, value.asnumpy())
+    overall = from_torch(torch.nanmedian, torch.tensor(x))(symgrad.Tensor(x)).asnumpy()
+    np.testing.assert_array_equal(overall, torch.nanmedian(torch.tensor(x)).numpy())
+    grad = symgrad.grad(
+        lambda t: from_torch(lambda u: torch.nanmedian(u, dim=1)[0][1:].sum(), torch.tensor(x))(t)
+    )
+    expected = np.zeros_like(x)
+    rows = [r for r in range(1, 4) if not np.isnan(x[r]).all()]  # an all-NaN row's NaN passes nothing
+    expected[rows, index.asnumpy()[rows]] = 1.0
+    np.testing.assert_array_equal(grad(symgrad.Tensor(x)).asnumpy(), expected)
