@@ -219,14 +219,14 @@ def _lax_scatter_add(x: Node, indices: Node, updates: Node, dimension_numbers, m
     inputs, the sum over the values they can take of M at that value times the updates that take it."""
     who = "lax.scatter-add"
     if computed(indices):
-        placed = [
+        parts = [
             _landed_updates(
                 x, landed, apply("select", _in_updates(hit, updates, dimension_numbers), updates, 0.0)
             )
             for hit, landed in _scatter_choices(x, indices, updates, dimension_numbers, mode, who)
         ]
-        total = placed[0]
-        for more in placed[1:]:
+        total = parts[0]
+        for more in parts[1:]:
             total = apply("add", total, more)
         return apply("add", x, total)
     landed = _landing_matrix(x, indices, updates, dimension_numbers, mode, who)
@@ -324,13 +324,12 @@ def _lax_dynamic_update_slice(x: Node, update: Node, *starts) -> Node:
     )  # fmt: skip
 
 
-def _lax_scatter_combine(combine: str, fill: float):
+def _lax_scatter_combine(combine: str, fill: float, who: str):
     """lax.scatter-mul (max, min) with constant indices: ``x`` combined with every update that
     lands on an element (``x.at[i].multiply(v)``), one pick of the updates per update landing on
     the same element (``fill``, the combination's identity, where fewer land)."""
 
     def build(x: Node, indices: Node, updates: Node, dimension_numbers, mode=None, **_rest) -> Node:
-        who = f"lax.scatter-{ {'mul': 'mul', 'maximum': 'max', 'minimum': 'min'}[combine] }"
         if computed(indices):
             raise OpError(f"{who}: indices computed from the inputs have no row (constant indices have)")
         landed = _landing_matrix(x, indices, updates, dimension_numbers, mode, who)
@@ -355,9 +354,9 @@ LAX["scatter"] = (
     lax("concatenate", lambda *xs, dimension: concatenate(xs, dimension)),
     lax("scatter-add", _lax_scatter_add),
     lax("scatter", _lax_scatter),
-    lax("scatter-mul", _lax_scatter_combine("mul", 1.0)),
-    lax("scatter-max", _lax_scatter_combine("maximum", -math.inf)),
-    lax("scatter-min", _lax_scatter_combine("minimum", math.inf)),
+    lax("scatter-mul", _lax_scatter_combine("mul", 1.0, "lax.scatter-mul")),
+    lax("scatter-max", _lax_scatter_combine("maximum", -math.inf, "lax.scatter-max")),
+    lax("scatter-min", _lax_scatter_combine("minimum", math.inf, "lax.scatter-min")),
     lax("dynamic_update_slice", _lax_dynamic_update_slice),
 )
 

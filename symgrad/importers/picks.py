@@ -117,6 +117,10 @@ def chosen_by_value(
     derivative reaches the picked elements only, as the framework's own does."""
     count = math.prod(ranges)
     values = list(np.ndindex(*ranges))
+    if not values:  # an axis of length 0: every index is out of range
+        if default is None:
+            raise OpError(f"{who}: indices computed from the inputs into an axis of length 0")
+        return default
     first = build(values[0])
     if count * math.prod(first.shape) > MAX_CHOICES:
         raise OpError(
