@@ -1,6 +1,6 @@
 """ATen's scatters and masked picks with constant indices and masks: ``scatter`` (src and value),
 ``scatter_add``, ``scatter_reduce`` (sum, prod, mean, amax, amin), ``index_reduce``, ``put``,
-``masked_scatter`` and ``masked_select``.
+``masked_scatter`` and ``masked_select``; ``scatter_add`` at indices computed from the inputs too.
 
 Where each source element lands is found in NumPy from the indices (a constant of the program);
 the result is then built from rows: a sum lands as ``x + M @ sources`` (M a constant 0/1 matrix,
@@ -14,11 +14,19 @@ import math
 
 import numpy as np
 
-from symgrad.core.families.structural import broadcast_to, full, reshape
+from symgrad.core.families.conversion import cast
+from symgrad.core.families.structural import broadcast_to, full, reduce_sum, reshape
 from symgrad.core.graph import Node, const
 from symgrad.core.registry import Imported, apply, aten
 from symgrad.errors import OpError
-from symgrad.importers.picks import _constant_indices, _landed_updates, _picked, _picked_or_zero
+from symgrad.importers.picks import (
+    _constant_indices,
+    _landed_updates,
+    _picked,
+    _picked_or_zero,
+    computed,
+    wrapped,
+)
 
 _COMBINE = {"prod": "mul", "multiply": "mul", "amax": "maximum", "amin": "minimum"}
 
@@ -94,10 +102,37 @@ def _sources(src: Node, shape: tuple) -> Node:
 
 def _scatter(x: Node, dim: int, index: Node, src, reduce: str = "set", include_self: bool = True,
              who: str = "aten.scatter") -> Node:  # fmt: skip
-    picks = np.asarray(_constant_indices(index, who))
     src = src if isinstance(src, Node) else full((), src, x.dtype or np.float64)
+    if computed(index):
+        if reduce not in ("sum", "add") or not include_self or x.ndim == 0:
+            raise OpError(
+                f"{who}: reduce={reduce!r} at indices computed from the inputs has no row (a sum, "
+                "scatter_add, has: two sources may land on one element)"
+            )
+        return _computed_sum(x, dim % x.ndim, index, src, who)
+    picks = np.asarray(_constant_indices(index, who))
     values = _sources(src, picks.shape) if src.ndim else broadcast_to(reshape(src, (1,)), (picks.size,))
     return _landed(x, _along(x, dim, picks, who), values, reduce, include_self, who)
+
+
+def _computed_sum(x: Node, dim: int, index: Node, src: Node, who: str) -> Node:
+    """scatter_add at an index computed from the inputs (``max_pool``'s backward): for each value
+    v along ``dim``, the sources whose index is v added to slice v; NaN everywhere where an index
+    is out of range (PyTorch raises)."""
+    n, count, size = x.shape[dim], max(math.prod(index.shape), 1), max(math.prod(x.shape), 1)
+    if n * count * size > 10**7:
+        raise OpError(
+            f"{who}: {count} sources at computed indices into {size} elements is past symgrad's 10^7 limit"
+        )
+    values = reshape(_sources(src, index.shape) if src.ndim else broadcast_to(src, index.shape), index.shape)
+    at = wrapped(index, n)
+    total = x
+    for v in range(n):
+        chosen = apply("select", apply("equal", at, const(np.asarray(v, at.dtype))), values, 0.0)
+        total = _landed(total, _along(x, dim, np.full(index.shape, v), who), _flat(chosen), "sum", True, who)
+    outside = apply("select", apply("less", at, 0), True, apply("greater_equal", at, n))
+    some = apply("greater", reduce_sum(cast(outside, np.int64)), 0)
+    return apply("add", total, apply("select", some, math.nan, 0.0))
 
 
 def _scatter_reduce(

@@ -144,3 +144,24 @@ def test_median_and_nanmedian_with_nans_match_pytorch(length, keepdim, seed):
     rows = [r for r in range(1, 4) if not np.isnan(x[r]).all()]  # an all-NaN row's NaN passes nothing
     expected[rows, index.asnumpy()[rows]] = 1.0
     np.testing.assert_array_equal(grad(symgrad.Tensor(x)).asnumpy(), expected)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 1), st.integers(1, 4), st.integers(0, 2**16))
+def test_scatter_add_at_computed_indices_matches_torch(dim, width, seed):
+    x = np.random.default_rng(seed).uniform(-1, 1, (3, 4))
+
+    def picks(t):
+        return torch.argsort(t, dim=dim).narrow(dim, 0, min(width, t.shape[dim]))
+
+    _matches_torch(lambda t: t.scatter_add(dim, picks(t), t.narrow(dim, 0, picks(t).shape[dim]) ** 2), x)
+    _matches_torch(lambda t: t.scatter_reduce(dim, torch.argsort(t, dim=dim), t * 3, "sum"), x)
+    _matches_torch(lambda t: torch.nn.functional.max_pool2d(t[None, None], 2).sum() * t, x)  # its backward
+
+
+def test_a_scatter_add_out_of_range_gives_nan_where_pytorch_raises():
+    x = np.array([[0.5, -1.0], [2.0, 0.25]])
+    program = from_torch(
+        lambda t: t.scatter_add(1, torch.argmax(t, dim=1, keepdim=True) + 5, t), torch.tensor(x)
+    )
+    assert np.isnan(program(symgrad.Tensor(x)).asnumpy()).all()
