@@ -29,6 +29,7 @@ from symgrad.core.families.structural import (
 from symgrad.core.graph import Node
 from symgrad.core.registry import Imported, apply, aten
 from symgrad.errors import OpError
+from symgrad.importers.aten_composites import _isnan
 from symgrad.importers.picks import chosen_by_value
 
 ATEN: dict[str, tuple[Imported, ...]] = {}  # each arithmetic row's ATen spellings with a build
@@ -127,10 +128,6 @@ def same_place(a: Node, b: Node) -> Node:
     if a.dtype is None or a.dtype.kind != "f":
         return apply("equal", a, b)
     return apply("select", _isnan(a), _isnan(b), apply("equal", a, b))
-
-
-def _isnan(x: Node) -> Node:
-    return apply("not_equal", x, x)
 
 
 def _aten_sort(x: Node, dim: int = -1, descending: bool = False, stable=None) -> tuple[Node, Node]:

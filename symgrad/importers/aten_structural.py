@@ -42,6 +42,7 @@ from symgrad.importers.picks import (
     _picked,
     chosen_by_value,
     computed,
+    equal_to,
     placed,
     wrapped,
 )
@@ -248,30 +249,36 @@ def _aten_index(x: Node, indices) -> Node:
     if not live:
         index = tuple(slice(None) if i is None else _constant_indices(i, "aten.index") for i in indices)
         return _picked(x, _numbers_picked("aten.index", lambda: _element_numbers(x.shape)[index]))
-    tensors = [i for i in indices if i is not None]
-    batch = tuple(np.broadcast_shapes(*(i.shape for i in tensors)))
-
-    def build(values) -> Node:
-        chosen = dict(zip(live, values))
-        return _aten_index(
-            x,
-            [const(np.full(batch, chosen[k], np.int64)) if k in chosen else i for k, i in enumerate(indices)],
-        )
-
-    sample = build((0,) * len(live))
-    axes = [k for k, i in enumerate(indices) if i is not None]
-    first = axes[0] if axes == list(range(axes[0], axes[-1] + 1)) else 0  # NumPy: apart, they go first
-    where = range(first, first + len(batch))
+    batch, constants_at, where = _index_layout(x, indices, live)
+    sample = _aten_index(x, constants_at((0,) * len(live)))
     nan = full(sample.shape, math.nan, x.dtype or np.float64)
     values = [broadcast_to(wrapped(indices[k], x.shape[k]), batch) for k in live]
     return chosen_by_value(
         values,
         [x.shape[k] for k in live],
-        build,
-        lambda m: placed(m, sample.shape, list(where)),
+        lambda v: _aten_index(x, constants_at(v)),
+        lambda m: placed(m, sample.shape, where),
         nan,
         "aten.index",
     )
+
+
+def _index_layout(x: Node, indices, live: list[int]):
+    """For ``x[i0, i1, ...]`` with the index tensors at ``live`` computed from the inputs: the
+    indices' broadcast shape, the index list with those tensors replaced by constants of given
+    values, and the axes of the result the broadcast shape takes (NumPy: in place where the
+    index tensors are adjacent, first where they are apart)."""
+    batch = tuple(np.broadcast_shapes(*(i.shape for i in indices if i is not None)))
+
+    def constants_at(values) -> list:
+        chosen = dict(zip(live, values))
+        return [
+            const(np.full(batch, chosen[k], np.int64)) if k in chosen else i for k, i in enumerate(indices)
+        ]
+
+    axes = [k for k, i in enumerate(indices) if i is not None]
+    first = axes[0] if axes == list(range(axes[0], axes[-1] + 1)) else 0
+    return batch, constants_at, list(range(first, first + len(batch)))
 
 
 def _aten_index_select(x: Node, dim: int, index: Node) -> Node:
@@ -388,7 +395,12 @@ def _aten_constant_pad_nd(x: Node, pad, value: float = 0.0) -> Node:
 
 def _aten_index_put(x: Node, indices, values: Node, accumulate: bool = False) -> Node:
     """aten.index_put (``x[i0, i1, ...] = values``, ``+=`` with ``accumulate``), constant indices:
-    each update lands on the element ``aten.index`` would pick there (``x + M @ updates``, M 0/1)."""
+    each update lands on the element ``aten.index`` would pick there (``x + M @ updates``, M 0/1).
+    At index tensors computed from the inputs (``index_add`` of a top-k's rows): the sum, over
+    the values they can take, of the updates that take each; a set only of one update position."""
+    live = [k for k, i in enumerate(indices) if computed(i)]
+    if live:
+        return _computed_index_put(x, indices, values, accumulate, live)
     index = tuple(slice(None) if i is None else _constant_indices(i, "aten.index_put") for i in indices)
     numbers = _numbers_picked("aten.index_put", lambda: _element_numbers(x.shape)[index])
     size = math.prod(x.shape)
@@ -408,6 +420,43 @@ def _aten_index_put(x: Node, indices, values: Node, accumulate: bool = False) ->
         )
     kept = const((1.0 - hits).reshape(x.shape).astype(x.dtype or np.float64))
     return apply("add", apply("mul", x, kept), _landed_updates(x, landed, updates))
+
+
+def _computed_index_put(x: Node, indices, values: Node, accumulate: bool, live: list[int]) -> Node:
+    """``_aten_index_put`` at the index tensors ``live`` computed from the inputs; NaN everywhere
+    where one is out of range (PyTorch raises)."""
+    who = "aten.index_put"
+    batch, constants_at, where = _index_layout(x, indices, live)
+    sample = _aten_index(x, constants_at((0,) * len(live)))
+    if not accumulate and math.prod(batch) != 1:
+        raise OpError(
+            f"{who}: a set at {math.prod(batch)} index positions computed from the inputs may land two "
+            "updates on one element (PyTorch leaves which one wins unspecified); accumulate=True or one position imports"
+        )
+    choices = list(np.ndindex(*(x.shape[k] for k in live)))
+    if len(choices) * math.prod(x.shape) * max(math.prod(sample.shape), 1) > 10**7:
+        raise OpError(
+            f"{who}: {len(choices)} values of computed indices into {x.shape} are past symgrad's 10^7 limit"
+        )
+    at = [broadcast_to(wrapped(indices[k], x.shape[k]), batch) for k in live]
+    updates = broadcast_to(values, sample.shape)
+    zeros = full(x.shape, 0, x.dtype or np.float64)
+    result = x
+    for value in choices:
+        hit = placed(equal_to(at, value), sample.shape, where)
+        if accumulate:
+            landed = _aten_index_put(zeros, constants_at(value), apply("select", hit, updates, 0.0), True)
+            result = apply("add", result, landed)
+        else:
+            whole = broadcast_to(reshape(equal_to(at, value), (1,) * x.ndim), x.shape)
+            result = apply("select", whole, _aten_index_put(x, constants_at(value), updates, False), result)
+    inside = [
+        apply("select", apply("less", a, 0), False, apply("less", a, const(np.asarray(x.shape[k], a.dtype))))
+        for a, k in zip(at, live)
+    ]
+    outside = apply("equal", equal_to(inside, [True] * len(inside)), False)
+    some = apply("greater", reduce_sum(cast(outside, np.int64)), 0)
+    return apply("add", result, apply("select", some, math.nan, 0.0))
 
 
 ATEN["scatter"] = (

@@ -165,3 +165,25 @@ def test_a_scatter_add_out_of_range_gives_nan_where_pytorch_raises():
         lambda t: t.scatter_add(1, torch.argmax(t, dim=1, keepdim=True) + 5, t), torch.tensor(x)
     )
     assert np.isnan(program(symgrad.Tensor(x)).asnumpy()).all()
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 2**16))
+def test_index_add_and_index_put_at_computed_indices_match_torch(k, seed):
+    """Mixture-of-experts routing: rows added at a top-k's indices; accumulating puts; one set."""
+    x = np.random.default_rng(seed).uniform(-1, 1, (4, 3))
+    _matches_torch(lambda t: t.index_add(0, torch.topk(t[:, 0], k).indices, t[:k] ** 2), x)
+    _matches_torch(
+        lambda t: t.index_put((torch.argmax(t, dim=0) - 4, torch.arange(3)), t[1] * 5, accumulate=True), x
+    )
+    _matches_torch(lambda t: t.index_put((torch.argmax(t[:, 0]).reshape(1),), t[0:1] * 7), x)
+
+
+def test_an_index_put_out_of_range_gives_nan_and_a_set_of_several_is_refused():
+    x = np.array([[0.5, -1.0], [2.0, 0.25]])
+    program = from_torch(
+        lambda t: t.index_put((torch.argmax(t, dim=0) + 5,), t, accumulate=True), torch.tensor(x)
+    )
+    assert np.isnan(program(symgrad.Tensor(x)).asnumpy()).all()
+    with pytest.raises(symgrad.errors.OpError, match="aten.index_put: a set at 2 index positions"):
+        from_torch(lambda t: t.index_put((torch.argmax(t, dim=0),), t), torch.tensor(x))(symgrad.Tensor(x))
