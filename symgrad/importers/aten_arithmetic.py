@@ -131,27 +131,52 @@ def same_place(a: Node, b: Node) -> Node:
 
 
 def _aten_sort(x: Node, dim: int = -1, descending: bool = False, stable=None) -> tuple[Node, Node]:
-    """aten.sort: odd-even transposition sort along ``dim`` (n rounds of compare-and-swap of
-    neighbours, a pair swapped only when strictly out of order, so equal elements keep their order:
-    a stable sort). NaN is the largest value, as PyTorch's (last, or first when ``descending``)."""
+    """aten.sort: odd-even transposition sort along ``dim`` (``sort_in_place``: stable), the
+    values and where each came from. NaN is the largest value, as PyTorch's (last, or first when
+    ``descending``)."""
     if x.ndim == 0:
         return x, full((), 0, np.int64)
     dim %= x.ndim
-    if x.shape[dim] > SORT_LENGTH_LIMIT:
-        raise OpError(
-            f"aten.sort: {x.shape[dim]} elements along dim {dim} of a {x.shape} tensor; symgrad sorts at "
-            f"most {SORT_LENGTH_LIMIT} (a compare-and-swap network of n^2/2 steps, each a graph node)"
-        )
+    check_sort_length(x, dim, "aten.sort")
     items = _items(x, dim)
     numbers = [full(items[0].shape, k, np.int64) for k in range(len(items))]
-    for step in range(len(items)):
-        for i in range(step % 2, len(items) - 1, 2):
-            a, b = items[i], items[i + 1]
-            swap = precedes(b, a, descending)
-            items[i], items[i + 1] = apply("select", swap, b, a), apply("select", swap, a, b)
-            m, n = numbers[i], numbers[i + 1]
-            numbers[i], numbers[i + 1] = apply("select", swap, n, m), apply("select", swap, m, n)
+    sort_in_place([items, numbers], 1, descending)
     return stack(items, dim), stack(numbers, dim)
+
+
+def check_sort_length(x: Node, dim: int, who: str) -> None:
+    """Refuse a sort along ``dim`` longer than the compare-and-swap network is built for."""
+    if x.shape[dim] > SORT_LENGTH_LIMIT:
+        raise OpError(
+            f"{who}: {x.shape[dim]} elements along dim {dim} of a {x.shape} tensor; symgrad sorts at "
+            f"most {SORT_LENGTH_LIMIT} (a compare-and-swap network of n^2/2 steps, each a graph node)"
+        )
+
+
+def sort_in_place(columns: list[list[Node]], num_keys: int = 1, descending: bool = False) -> None:
+    """Odd-even transposition sort of ``columns`` (each the items along the sorted axis): n rounds
+    of compare-and-swap of neighbours, ordered by the first ``num_keys`` columns lexicographically,
+    every column swapped with them; a pair swaps only when strictly out of order, so equal items
+    keep their order (a stable sort)."""
+    n = len(columns[0])
+    for step in range(n):
+        for i in range(step % 2, n - 1, 2):
+            swap = _before(
+                [c[i + 1] for c in columns[:num_keys]], [c[i] for c in columns[:num_keys]], descending
+            )
+            for c in columns:
+                a, b = c[i], c[i + 1]
+                c[i], c[i + 1] = apply("select", swap, b, a), apply("select", swap, a, b)
+
+
+def _before(left: list[Node], right: list[Node], descending: bool) -> Node:
+    """Whether keys ``left`` come strictly before keys ``right`` (lexicographic: the next key
+    decides where one is equal; NaN the largest)."""
+    verdict = precedes(left[-1], right[-1], descending)
+    for a, b in zip(reversed(left[:-1]), reversed(right[:-1])):
+        earlier = precedes(a, b, descending)
+        verdict = apply("select", earlier, True, apply("select", same_place(a, b), verdict, False))
+    return verdict
 
 
 def _aten_topk(

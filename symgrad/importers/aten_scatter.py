@@ -14,8 +14,7 @@ import math
 
 import numpy as np
 
-from symgrad.core.families.conversion import cast
-from symgrad.core.families.structural import broadcast_to, full, reduce_sum, reshape
+from symgrad.core.families.structural import broadcast_to, full, reshape
 from symgrad.core.graph import Node, const
 from symgrad.core.registry import Imported, apply, aten
 from symgrad.errors import OpError
@@ -25,6 +24,7 @@ from symgrad.importers.picks import (
     _picked,
     _picked_or_zero,
     computed,
+    nan_where_outside,
     wrapped,
 )
 
@@ -130,9 +130,7 @@ def _computed_sum(x: Node, dim: int, index: Node, src: Node, who: str) -> Node:
     for v in range(n):
         chosen = apply("select", apply("equal", at, const(np.asarray(v, at.dtype))), values, 0.0)
         total = _landed(total, _along(x, dim, np.full(index.shape, v), who), _flat(chosen), "sum", True, who)
-    outside = apply("select", apply("less", at, 0), True, apply("greater_equal", at, n))
-    some = apply("greater", reduce_sum(cast(outside, np.int64)), 0)
-    return apply("add", total, apply("select", some, math.nan, 0.0))
+    return nan_where_outside(total, [at], [n])
 
 
 def _scatter_reduce(

@@ -43,6 +43,7 @@ from symgrad.importers.picks import (
     chosen_by_value,
     computed,
     equal_to,
+    nan_where_outside,
     placed,
     wrapped,
 )
@@ -450,13 +451,7 @@ def _computed_index_put(x: Node, indices, values: Node, accumulate: bool, live: 
         else:
             whole = broadcast_to(reshape(equal_to(at, value), (1,) * x.ndim), x.shape)
             result = apply("select", whole, _aten_index_put(x, constants_at(value), updates, False), result)
-    inside = [
-        apply("select", apply("less", a, 0), False, apply("less", a, const(np.asarray(x.shape[k], a.dtype))))
-        for a, k in zip(at, live)
-    ]
-    outside = apply("equal", equal_to(inside, [True] * len(inside)), False)
-    some = apply("greater", reduce_sum(cast(outside, np.int64)), 0)
-    return apply("add", result, apply("select", some, math.nan, 0.0))
+    return nan_where_outside(result, at, [x.shape[k] for k in live])
 
 
 ATEN["scatter"] = (

@@ -19,13 +19,12 @@ from symgrad.errors import OpError
 from symgrad.importers import aten_composites as ac
 from symgrad.importers import aten_linalg as al
 from symgrad.importers.aten_arithmetic import (
-    SORT_LENGTH_LIMIT,
     _aten_argmax,
     _aten_sort,
     _aten_topk,
     _items,
-    precedes,
-    same_place,
+    check_sort_length,
+    sort_in_place,
 )
 from symgrad.importers.aten_composites import _and, _not, _or, _xor
 from symgrad.importers.aten_structural import _reversed
@@ -67,29 +66,10 @@ def _sort(*operands: Node, dimension: int, is_stable: bool = True, num_keys: int
     if x.ndim == 0:
         return operands
     dim = dimension % x.ndim
-    if x.shape[dim] > SORT_LENGTH_LIMIT:
-        raise OpError(
-            f"lax.sort: {x.shape[dim]} elements along dimension {dim} of a {x.shape} array; symgrad sorts at "
-            f"most {SORT_LENGTH_LIMIT} (a compare-and-swap network of n^2/2 steps, each a graph node)"
-        )
+    check_sort_length(x, dim, "lax.sort")
     columns = [_items(op, dim) for op in operands]
-    n = len(columns[0])
-    for step in range(n):
-        for i in range(step % 2, n - 1, 2):
-            swap = _before([c[i + 1] for c in columns[:num_keys]], [c[i] for c in columns[:num_keys]])
-            for c in columns:
-                a, b = c[i], c[i + 1]
-                c[i], c[i + 1] = apply("select", swap, b, a), apply("select", swap, a, b)
+    sort_in_place(columns, num_keys)
     return tuple(stack(c, dim) for c in columns)
-
-
-def _before(left: list[Node], right: list[Node]) -> Node:
-    """Whether ``left`` comes strictly before ``right`` in lexicographic order (True where a key is
-    less, the next key deciding where they are equal; NaN the largest, as JAX sorts)."""
-    verdict = precedes(left[-1], right[-1])
-    for a, b in zip(reversed(left[:-1]), reversed(right[:-1])):
-        verdict = apply("select", precedes(a, b), True, apply("select", same_place(a, b), verdict, False))
-    return verdict
 
 
 def _lu(a: Node) -> tuple[Node, Node, Node]:

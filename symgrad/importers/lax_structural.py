@@ -146,9 +146,7 @@ def _computed_gather(x: Node, indices: Node, dimension_numbers, slice_sizes, mod
 
     numbers = jax_lax.GatherDimensionNumbers(*dimension_numbers)
     ranges = [x.shape[a] - slice_sizes[a] + 1 for a in numbers.start_index_map]
-    vector = [getitem(indices, (slice(None),) * (indices.ndim - 1) + (k,)) for k in range(indices.shape[-1])]
-    if "FILL" not in str(mode).upper():
-        vector = [clamped(v, r - 1) for v, r in zip(vector, ranges)]
+    vector = _index_vector(indices, mode, [r - 1 for r in ranges])
 
     def build(values) -> Node:
         at = const(np.broadcast_to(np.asarray(values, indices.dtype), indices.shape).copy())
@@ -158,6 +156,15 @@ def _computed_gather(x: Node, indices: Node, dimension_numbers, slice_sizes, mod
     batch_axes = [d for d in range(len(shape)) if d not in numbers.offset_dims]
     zeros = full(shape, 0, x.dtype or np.float64)
     return chosen_by_value(vector, ranges, build, lambda m: placed(m, shape, batch_axes), zeros, "lax.gather")
+
+
+def _index_vector(indices: Node, mode, tops: list[int]) -> list[Node]:
+    """The components of JAX's index vectors (the last axis of ``indices``), each clamped into
+    ``[0, top]`` as clip and promise_in_bounds modes do; as they are in fill-or-drop mode."""
+    vector = [getitem(indices, (slice(None),) * (indices.ndim - 1) + (k,)) for k in range(indices.shape[-1])]
+    if "FILL" in str(mode).upper():
+        return vector
+    return [clamped(v, top) for v, top in zip(vector, tops)]
 
 
 def _constant_starts(starts, shape, sizes, who: str) -> tuple:
@@ -272,9 +279,7 @@ def _scatter_choices(x: Node, indices: Node, updates: Node, dimension_numbers, m
 
     numbers = jax_lax.ScatterDimensionNumbers(*dimension_numbers)
     axes = tuple(numbers.scatter_dims_to_operand_dims)
-    vector = [getitem(indices, (slice(None),) * (indices.ndim - 1) + (k,)) for k in range(indices.shape[-1])]
-    if "FILL" not in str(mode).upper():
-        vector = [clamped(v, x.shape[a] - 1) for v, a in zip(vector, axes)]
+    vector = _index_vector(indices, mode, [x.shape[a] - 1 for a in axes])
     choices = list(np.ndindex(*(x.shape[a] for a in axes)))
     work = len(choices) * math.prod(x.shape) * math.prod(updates.shape)
     if work > 10**7:

@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from symgrad.core.families.structural import broadcast_to, full, getitem, reshape, stack
+from symgrad.core.families.conversion import cast
+from symgrad.core.families.structural import broadcast_to, full, getitem, reduce_sum, reshape, stack
 from symgrad.core.graph import Const, Node, const
 from symgrad.core.registry import LINEAR, apply, lookup, make_node
 from symgrad.errors import OpError
@@ -153,6 +154,18 @@ def clamped(v: Node, top: int) -> Node:
 def wrapped(v: Node, size: int) -> Node:
     """``v`` with a negative index counted from the end (PyTorch's and NumPy's rule)."""
     return apply("select", apply("less", v, 0), apply("add", v, const(np.asarray(size, v.dtype))), v)
+
+
+def nan_where_outside(result: Node, indices: list[Node], sizes: list[int]) -> Node:
+    """``result``, NaN everywhere where an element of one of ``indices`` (negatives already
+    counted from the end) lies outside ``[0, size)``: where PyTorch raises."""
+    inside = [
+        apply("select", apply("less", i, 0), False, apply("less", i, const(np.asarray(n, i.dtype))))
+        for i, n in zip(indices, sizes)
+    ]
+    outside = apply("equal", equal_to(inside, [True] * len(inside)), False)
+    some = apply("greater", reduce_sum(cast(outside, np.int64)), 0)
+    return apply("add", result, apply("select", some, math.nan, 0.0))
 
 
 def placed(mask: Node, shape: tuple, axes: list[int]) -> Node:
